@@ -1,0 +1,61 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Builds a cache-line-blocked Bloom filter: every key sets all of its k bits
+// inside one 64-byte block chosen from its hash, so a query touches one cache
+// line. The result is a self-describing byte string (docs/FORMAT.md) that
+// FilterReader parses.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linebloom/filter_options.h"
+
+namespace linebloom {
+
+// The 64-bit hash linebloom uses for `key` (XXH3-64 with `seed`). Callers that
+// already hash their keys can pass these to AddHash / MayContainHash.
+uint64_t KeyHash(std::string_view key, uint32_t seed);
+
+class FilterBuilder {
+ public:
+  explicit FilterBuilder(const FilterOptions& options = {});
+
+  // Adds a key. An adjacent repeat of the previous key (or hash) is ignored:
+  // keys arrive sorted from an SST writer, so duplicates are adjacent.
+  void AddKey(std::string_view key);
+  void AddHash(uint64_t hash);
+
+  // Distinct keys added since construction or the last Finish.
+  size_t NumKeys() const { return hashes_.size(); }
+  // Reserves memory for `n` keys (8 bytes each).
+  void Reserve(size_t n) { hashes_.reserve(n); }
+
+  // Size in bytes of the filter Finish would produce for the keys added so far.
+  size_t FinishedSize() const;
+  // Writes the filter into `out` (exactly FinishedSize() bytes) and resets the
+  // builder for the next filter.
+  void FinishInto(std::span<char> out);
+  std::string Finish();
+
+  const FilterOptions& options() const { return options_; }
+  int num_probes() const { return num_probes_; }
+
+ private:
+  FilterOptions options_;
+  double bits_per_key_;
+  int num_probes_;
+  // One 64-bit hash per distinct key: the builder's whole per-key memory.
+  std::vector<uint64_t> hashes_;
+};
+
+// Number of 64-byte blocks for `num_keys` keys at `bits_per_key`:
+// ceil(num_keys * bits_per_key / 512), at least 1 when num_keys > 0.
+size_t NumBlocksFor(size_t num_keys, double bits_per_key);
+
+}  // namespace linebloom

@@ -1,0 +1,55 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Where a hash lands: which 64-byte block, and which k of its 512 bits.
+// Shared by the builder and the reader so the two cannot disagree.
+//
+// The 64-bit XXH3 hash is split in two independent halves:
+//   low 32 bits  -> block index = (lo * num_blocks) >> 32   ("fastrange":
+//                   a multiply instead of a modulo, uniform to within 2^-32);
+//   high 32 bits -> probe state a; probe j uses the top 9 bits of
+//                   a * M^j mod 2^32, M = 0x9E3779B9 (2^32 / golden ratio).
+// Multiplying by an odd constant is a bijection on 32-bit words whose top bits
+// depend on all bits of a, so successive probes are well spread; the powers
+// M^j are fixed, which lets a SIMD kernel compute 8 probes in one multiply.
+// Bit b of a block is bit (b % 8) of byte (b / 8): the format is the same on
+// every platform.
+//
+// Internal header.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace linebloom::internal {
+
+inline constexpr size_t kBlockBytes = 64;
+inline constexpr uint32_t kProbeMultiplier = 0x9E3779B9u;
+
+inline size_t BlockIndex(uint64_t hash, size_t num_blocks) {
+  return static_cast<size_t>(((hash & 0xFFFFFFFFu) * num_blocks) >> 32);
+}
+
+inline uint32_t ProbeState(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
+inline void SetProbes(unsigned char* block, uint32_t a, int num_probes) {
+  for (int j = 0; j < num_probes; ++j) {
+    uint32_t bit = a >> 23;
+    block[bit >> 3] |= static_cast<unsigned char>(1u << (bit & 7));
+    a *= kProbeMultiplier;
+  }
+}
+
+inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes) {
+  for (int j = 0; j < num_probes; ++j) {
+    uint32_t bit = a >> 23;
+    if (((block[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
+    a *= kProbeMultiplier;
+  }
+  return true;
+}
+
+inline void Prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
+inline void PrefetchForWrite(const void* p) { __builtin_prefetch(p, 1, 3); }
+
+}  // namespace linebloom::internal

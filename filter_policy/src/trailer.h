@@ -1,0 +1,51 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The 16-byte trailer that follows the blocks (byte layout in docs/FORMAT.md):
+//
+//   offset size field
+//   0      4    hash seed, little-endian
+//   4      1    number of probes k
+//   5      1    hash scheme (1 = XXH3-64, fastrange block, multiplicative probes)
+//   6      1    reserved, 0
+//   7      1    format version (1)
+//   8      4    magic "LBLM" (0x4C 0x42 0x4C 0x4D)
+//   12     4    checksum: low 32 bits of XXH3-64 (seed 0) over every byte of
+//                the filter before it (blocks and trailer bytes 0..11),
+//                little-endian
+//
+// Internal header.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace linebloom::internal {
+
+inline constexpr size_t kTrailerBytes = 16;
+inline constexpr uint8_t kFormatVersion = 1;
+inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
+inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
+
+struct Trailer {
+  uint32_t seed = 0;
+  uint8_t num_probes = 0;
+  uint8_t hash_scheme = kHashSchemeXxh3Fastrange;
+  uint8_t reserved = 0;
+  uint8_t version = kFormatVersion;
+};
+
+// Writes `t` and the checksum to out[body_size, body_size + 16); `out` holds
+// the blocks in out[0, body_size).
+void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size);
+
+// Decodes the fields (no validation) of the trailer at the end of `filter`,
+// which must be at least kTrailerBytes long.
+Trailer DecodeTrailer(std::string_view filter);
+bool HasMagic(std::string_view filter);
+uint32_t StoredChecksum(std::string_view filter);
+// The checksum `filter` (blocks + trailer) should hold.
+uint32_t ComputeChecksum(std::string_view filter);
+
+}  // namespace linebloom::internal
