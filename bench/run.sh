@@ -7,4 +7,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j "$(nproc)" --target linebloom-demo
-"$build/bench/linebloom-demo" "$@"
+"$build/bench/demo/linebloom-demo" "$@"
