@@ -7,6 +7,8 @@
 
 #include "block_probe.h"
 #include "key_hash.h"
+#include "kernel_state.h"
+#include "probe_avx2.h"
 #include "linebloom/filter_options.h"
 #include "trailer.h"
 
@@ -56,19 +58,73 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
   return {};
 }
 
+namespace {
+
+struct PortableProbe {
+  bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return internal::AllProbesSet(block, a, k);
+  }
+};
+
+// Probes hashes[i] into out[i] in chunks of kChunk, software-pipelined: the
+// blocks of chunk c+1 are computed and prefetched before chunk c is probed,
+// so about 2 * kChunk cache misses are in flight while probing.
+constexpr size_t kChunk = 16;
+
+template <typename Probe>
+__attribute__((always_inline)) inline void ProbeAll(const unsigned char* blocks, size_t num_blocks,
+                                                    int num_probes, const uint64_t* hashes, bool* out,
+                                                    size_t n, Probe probe) {
+  const unsigned char* ring[2][kChunk];
+  auto prefetch_chunk = [&](size_t start, const unsigned char** slot) {
+    const size_t end = std::min(n, start + kChunk);
+    for (size_t i = start; i < end; ++i) {
+      slot[i - start] = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+      internal::Prefetch(slot[i - start]);
+    }
+  };
+  prefetch_chunk(0, ring[0]);
+  for (size_t start = 0, c = 0; start < n; start += kChunk, c ^= 1) {
+    if (start + kChunk < n) prefetch_chunk(start + kChunk, ring[c ^ 1]);
+    const size_t end = std::min(n, start + kChunk);
+    for (size_t i = start; i < end; ++i) {
+      out[i] = probe(ring[c][i - start], internal::ProbeState(hashes[i]), num_probes);
+    }
+  }
+}
+
+#if defined(__x86_64__)
+struct Avx2Probe {
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return internal::AllProbesSetAvx2(block, a, k);
+  }
+};
+
+__attribute__((target("avx2"), noinline)) bool MayContainAvx2(const unsigned char* block, uint32_t a, int k) {
+  return internal::AllProbesSetAvx2(block, a, k);
+}
+
+__attribute__((target("avx2"))) void ProbeAllAvx2(const unsigned char* blocks, size_t num_blocks,
+                                                  int num_probes, const uint64_t* hashes, bool* out,
+                                                  size_t n) {
+  ProbeAll(blocks, num_blocks, num_probes, hashes, out, n, Avx2Probe{});
+}
+#endif
+
+}  // namespace
+
 bool FilterReader::MayContainHash(uint64_t hash) const {
   if (num_blocks_ == 0) return false;
   const unsigned char* block = blocks_ + internal::BlockIndex(hash, num_blocks_) * kBlockBytes;
+#if defined(__x86_64__)
+  if (internal::UseAvx2()) return MayContainAvx2(block, internal::ProbeState(hash), num_probes_);
+#endif
   return internal::AllProbesSet(block, internal::ProbeState(hash), num_probes_);
 }
 
 bool FilterReader::MayContain(std::string_view key) const {
   return MayContainHash(internal::HashKey(key, seed_));
 }
-
-// Batches are processed in chunks of kChunk: compute and prefetch every block
-// of the chunk, then probe them, so up to kChunk cache misses overlap.
-static constexpr size_t kChunk = 32;
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,
                                        std::span<bool> out) const {
@@ -77,25 +133,23 @@ void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,
     std::fill(out.begin(), out.end(), false);
     return;
   }
-  const unsigned char* blocks[kChunk];
-  for (size_t start = 0; start < hashes.size(); start += kChunk) {
-    const size_t n = std::min(kChunk, hashes.size() - start);
-    for (size_t i = 0; i < n; ++i) {
-      blocks[i] = blocks_ + internal::BlockIndex(hashes[start + i], num_blocks_) * kBlockBytes;
-      internal::Prefetch(blocks[i]);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      out[start + i] = internal::AllProbesSet(blocks[i], internal::ProbeState(hashes[start + i]), num_probes_);
-    }
+#if defined(__x86_64__)
+  if (internal::UseAvx2()) {
+    ProbeAllAvx2(blocks_, num_blocks_, num_probes_, hashes.data(), out.data(), hashes.size());
+    return;
   }
+#endif
+  ProbeAll(blocks_, num_blocks_, num_probes_, hashes.data(), out.data(), hashes.size(), PortableProbe{});
 }
 
 void FilterReader::MayContainBatch(std::span<const std::string_view> keys,
                                    std::span<bool> out) const {
   assert(keys.size() == out.size());
-  uint64_t hashes[kChunk];
-  for (size_t start = 0; start < keys.size(); start += kChunk) {
-    const size_t n = std::min(kChunk, keys.size() - start);
+  // Hash a stack-sized group, then probe it pipelined; no allocation.
+  constexpr size_t kGroup = 128;
+  uint64_t hashes[kGroup];
+  for (size_t start = 0; start < keys.size(); start += kGroup) {
+    const size_t n = std::min(kGroup, keys.size() - start);
     for (size_t i = 0; i < n; ++i) hashes[i] = internal::HashKey(keys[start + i], seed_);
     MayContainHashBatch(std::span<const uint64_t>(hashes, n), out.subspan(start, n));
   }

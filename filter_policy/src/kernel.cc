@@ -1,0 +1,55 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "linebloom/kernel.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernel_state.h"
+
+namespace linebloom {
+namespace internal {
+
+static Kernel DetectKernel() {
+  const char* forced = std::getenv("LINEBLOOM_KERNEL");
+  if (forced != nullptr) {
+    if (std::strcmp(forced, "portable") == 0) return Kernel::kPortable;
+    if (std::strcmp(forced, "avx2") == 0 && KernelSupported(Kernel::kAvx2)) return Kernel::kAvx2;
+  }
+  return KernelSupported(Kernel::kAvx2) ? Kernel::kAvx2 : Kernel::kPortable;
+}
+
+std::atomic<bool> use_avx2{DetectKernel() == Kernel::kAvx2};
+
+}  // namespace internal
+
+bool KernelSupported(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kPortable: return true;
+    case Kernel::kAvx2:
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+Kernel ActiveKernel() { return internal::UseAvx2() ? Kernel::kAvx2 : Kernel::kPortable; }
+
+const char* KernelName(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kPortable: return "portable";
+    case Kernel::kAvx2: return "avx2";
+  }
+  return "unknown";
+}
+
+bool ForceKernel(Kernel kernel) {
+  if (!KernelSupported(kernel)) return false;
+  internal::use_avx2.store(kernel == Kernel::kAvx2, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace linebloom

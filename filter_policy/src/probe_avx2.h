@@ -1,0 +1,67 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// AVX2 form of AllProbesSet (block_probe.h): the same k bits, tested 8 at a
+// time without a branch per probe. Internal header; x86-64 only. Functions
+// carry target("avx2") so the rest of the library stays baseline x86-64, and
+// are called only when the CPU has AVX2 (kernel.cc).
+//
+// Lane j of round r holds probe 8r + j: a * M^(8r+j) (the powers are
+// precomputed, so one multiply yields 8 probe states). With the block seen as
+// sixteen little-endian u32 words, bit b is bit (b & 31) of word b >> 5 --
+// exactly the byte layout of the format. A lane fetches its word from the low
+// or high 32 bytes with two permutes and a blend, builds the single-bit mask
+// with a variable shift, and testc checks (word & mask) == mask in all lanes.
+
+#pragma once
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "block_probe.h"
+
+namespace linebloom::internal {
+
+// M^0 .. M^23 mod 2^32, M = kProbeMultiplier.
+struct ProbePowers {
+  alignas(32) uint32_t value[24];
+  constexpr ProbePowers() : value() {
+    uint32_t p = 1;
+    for (uint32_t& v : value) {
+      v = p;
+      p *= kProbeMultiplier;
+    }
+  }
+};
+inline constexpr ProbePowers kProbePowers{};
+
+__attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a,
+                                                              int num_probes) {
+  const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+  const __m256i state = _mm256_set1_epi32(static_cast<int>(a));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int round = 0; round * 8 < num_probes; ++round) {
+    const __m256i powers =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(kProbePowers.value + 8 * round));
+    const __m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(state, powers), 23);
+    const __m256i word_index = _mm256_srli_epi32(bit, 5);
+    // Lanes whose word index has bit 3 set take the high half (blendv uses
+    // each lane's sign bit, hence the shift by 28).
+    const __m256 from_high = _mm256_castsi256_ps(_mm256_slli_epi32(word_index, 28));
+    const __m256i word = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), from_high));
+    __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31)));
+    // Lanes past the last probe must not test anything.
+    mask = _mm256_and_si256(mask, _mm256_cmpgt_epi32(_mm256_set1_epi32(num_probes - 8 * round), lane));
+    if (!_mm256_testc_si256(word, mask)) return false;
+  }
+  return true;
+}
+
+}  // namespace linebloom::internal
+
+#endif  // __x86_64__
