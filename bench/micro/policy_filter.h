@@ -1,0 +1,42 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Any rocksdb::FilterPolicy (built-in Bloom, legacy Bloom, Ribbon, or
+// linebloom's plugin) driven exactly as RocksDB drives it: through
+// FilterBitsBuilder::AddKey/Finish and the virtual FilterBitsReader::MayMatch
+// (single) and MayMatch(n, ...) (MultiGet batches of at most 32).
+
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "linebloom/rocksdb/builtin_filter.h"
+
+namespace linebloom::bench {
+
+class PolicyBackedFilter {
+ public:
+  PolicyBackedFilter(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, int format_version)
+      : policy_(std::move(policy)), format_version_(format_version) {}
+
+  void Build(std::span<const std::string_view> keys) {
+    filter_.reset();
+    rocksdb_plugin::PolicyFilterBuilder builder(*policy_, format_version_);
+    for (std::string_view k : keys) builder.AddKey(k);
+    filter_.emplace(builder.Finish());
+  }
+  bool MayMatch(std::string_view key) const { return filter_->MayMatch(key); }
+  void MayMatchBatch(std::span<const std::string_view> keys, std::span<bool> answers) const {
+    filter_->MayMatchBatch(keys, answers);
+  }
+  size_t SizeBytes() const { return filter_->size_bytes(); }
+
+ private:
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy_;
+  int format_version_;
+  std::optional<rocksdb_plugin::PolicyFilter> filter_;
+};
+
+}  // namespace linebloom::bench
