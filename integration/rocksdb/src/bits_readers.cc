@@ -1,0 +1,39 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "bits_readers.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "linebloom/filter_builder.h"  // KeyHash
+
+namespace linebloom::rocksdb_plugin {
+
+namespace {
+std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+}  // namespace
+
+bool LinebloomBitsReader::MayMatch(const ::rocksdb::Slice& key) {
+  return reader_.MayContainHash(KeyHash(View(key), reader_.seed()));
+}
+
+void LinebloomBitsReader::MayMatch(int num_keys, ::rocksdb::Slice** keys,
+                                   bool* may_match) {
+  // 32 is MultiGet's batch limit, so RocksDB's calls take one pass.
+  constexpr size_t kChunk = 32;
+  uint64_t hashes[kChunk];
+  const size_t total = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
+  for (size_t start = 0; start < total; start += kChunk) {
+    const size_t n = std::min(kChunk, total - start);
+    for (size_t i = 0; i < n; ++i) {
+      hashes[i] = KeyHash(View(*keys[start + i]), reader_.seed());
+    }
+    reader_.MayContainHashBatch(std::span<const uint64_t>(hashes, n),
+                                std::span<bool>(may_match + start, n));
+  }
+}
+
+}  // namespace linebloom::rocksdb_plugin

@@ -1,0 +1,192 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_type.h>
+
+#include "bits_builder.h"
+#include "bits_readers.h"
+#include "linebloom/filter_options.h"
+#include "linebloom/filter_reader.h"
+
+namespace linebloom::rocksdb_plugin {
+
+using ::rocksdb::InfoLogLevel;
+using ::rocksdb::OptionType;
+using ::rocksdb::OptionTypeFlags;
+using ::rocksdb::OptionTypeInfo;
+using ::rocksdb::OptionVerificationType;
+
+struct LinebloomFilterPolicy::Diagnostics {
+  std::mutex mutex;
+  std::shared_ptr<::rocksdb::Logger> info_log;  // guarded by mutex
+  std::string last_reason;                      // guarded by mutex
+  std::atomic<uint64_t> num_malformed{0};
+  // Bit e is set once ParseError e has been reported.
+  std::atomic<uint32_t> reported_errors{0};
+  std::atomic<bool> warned_memory_option{false};
+  std::atomic<bool> warned_charging_option{false};
+};
+
+namespace {
+
+const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
+  static const std::unordered_map<std::string, OptionTypeInfo> kInfo = {
+      {"bits_per_key",
+       {offsetof(LinebloomPolicyOptions, bits_per_key), OptionType::kDouble,
+        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      {"num_probes",
+       {offsetof(LinebloomPolicyOptions, num_probes), OptionType::kInt,
+        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      {"verify_checksum",
+       {offsetof(LinebloomPolicyOptions, verify_checksum), OptionType::kBoolean,
+        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+  };
+  return kInfo;
+}
+
+// Writes `message` to `logger` at `level`, or to stderr without one.
+void Emit(::rocksdb::Logger* logger, InfoLogLevel level, const std::string& message) {
+  if (logger != nullptr) {
+    ::rocksdb::Log(level, logger, "%s", message.c_str());
+  } else {
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+}
+
+bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
+  using Decision = ::rocksdb::CacheEntryRoleOptions::Decision;
+  const auto& overrides = t.cache_usage_options.options_overrides;
+  auto it = overrides.find(::rocksdb::CacheEntryRole::kFilterConstruction);
+  if (it != overrides.end() && it->second.charged != Decision::kFallback) {
+    return it->second.charged == Decision::kEnabled;
+  }
+  return t.cache_usage_options.options.charged == Decision::kEnabled;
+}
+
+}  // namespace
+
+LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& options)
+    : options_(options), diagnostics_(std::make_unique<Diagnostics>()) {
+  RegisterOptions(&options_, &OptionsTypeInfo());
+}
+
+LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
+
+::rocksdb::Status LinebloomFilterPolicy::ValidateOptions(
+    const ::rocksdb::DBOptions& db_opts,
+    const ::rocksdb::ColumnFamilyOptions& cf_opts) const {
+  const double c = options_.bits_per_key;
+  if (!(c >= kMinBitsPerKey && c <= kMaxBitsPerKey)) {
+    return ::rocksdb::Status::InvalidArgument(
+        "linebloom: bits_per_key must be in [1, 100], got ", std::to_string(c));
+  }
+  if (options_.num_probes < 0 || options_.num_probes > kMaxProbes) {
+    return ::rocksdb::Status::InvalidArgument(
+        "linebloom: num_probes must be 0 (automatic) or in [1, 24], got ",
+        std::to_string(options_.num_probes));
+  }
+  return FilterPolicy::ValidateOptions(db_opts, cf_opts);
+}
+
+void LinebloomFilterPolicy::WarnOnceAboutContext(
+    const ::rocksdb::FilterBuildingContext& context) const {
+  const auto& table = context.table_options;
+  ::rocksdb::Logger* logger = context.info_log;
+  if (table.optimize_filters_for_memory &&
+      !diagnostics_->warned_memory_option.exchange(true)) {
+    // The built-in filters resize themselves to malloc size classes; linebloom
+    // filters keep their exact size (64 bytes per block + 16), which is
+    // already free of internal padding beyond the allocator's own rounding.
+    Emit(logger, InfoLogLevel::WARN_LEVEL,
+         "linebloom: optimize_filters_for_memory has no effect on linebloom "
+         "filters (they are not resized to allocator size classes)");
+  }
+  if (ChargesFilterConstruction(table) &&
+      !diagnostics_->warned_charging_option.exchange(true)) {
+    Emit(logger, InfoLogLevel::WARN_LEVEL,
+         "linebloom: filter construction memory (8 bytes per key) is not "
+         "charged to the block cache (CacheEntryRole::kFilterConstruction is "
+         "supported only by RocksDB's built-in filters)");
+  }
+}
+
+::rocksdb::FilterBitsBuilder* LinebloomFilterPolicy::GetBuilderWithContext(
+    const ::rocksdb::FilterBuildingContext& context) const {
+  WarnOnceAboutContext(context);
+  FilterOptions filter_options;
+  filter_options.bits_per_key = options_.bits_per_key;
+  filter_options.num_probes = options_.num_probes;
+  return new LinebloomBitsBuilder(filter_options,
+                                  context.table_options.detect_filter_construct_corruption);
+}
+
+::rocksdb::FilterBitsReader* LinebloomFilterPolicy::GetFilterBitsReader(
+    const ::rocksdb::Slice& contents) const {
+  FilterReader reader;
+  const ParseResult parsed =
+      FilterReader::Parse(std::string_view(contents.data(), contents.size()), &reader,
+                          {.verify_checksum = options_.verify_checksum});
+  if (!parsed.ok()) {
+    const std::string reason =
+        std::string("linebloom: ignoring a malformed filter block (")
+            .append(std::to_string(contents.size()))
+            .append(" bytes): ")
+            .append(parsed.message())
+            .append("; lookups it covers will read data blocks instead");
+    Diagnostics& d = *diagnostics_;
+    d.num_malformed.fetch_add(1, std::memory_order_relaxed);
+    std::shared_ptr<::rocksdb::Logger> logger;
+    {
+      std::lock_guard<std::mutex> lock(d.mutex);
+      d.last_reason = reason;
+      logger = d.info_log;
+    }
+    const uint32_t bit = 1u << (static_cast<unsigned>(parsed.error) & 31u);
+    if ((d.reported_errors.fetch_or(bit) & bit) == 0) {
+      Emit(logger.get(), InfoLogLevel::ERROR_LEVEL, reason);
+    }
+    return new AlwaysMayMatchBitsReader();
+  }
+  if (reader.num_blocks() == 0) {
+    return new EmptyFilterBitsReader();
+  }
+  return new LinebloomBitsReader(reader);
+}
+
+void LinebloomFilterPolicy::SetInfoLog(std::shared_ptr<::rocksdb::Logger> info_log) const {
+  std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+  diagnostics_->info_log = std::move(info_log);
+}
+
+uint64_t LinebloomFilterPolicy::num_malformed_filters() const {
+  return diagnostics_->num_malformed.load(std::memory_order_relaxed);
+}
+
+std::string LinebloomFilterPolicy::last_malformed_reason() const {
+  std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+  return diagnostics_->last_reason;
+}
+
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key) {
+  LinebloomPolicyOptions options;
+  options.bits_per_key = bits_per_key;
+  return NewLinebloomFilterPolicy(options);
+}
+
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(
+    const LinebloomPolicyOptions& options) {
+  return std::make_shared<LinebloomFilterPolicy>(options);
+}
+
+}  // namespace linebloom::rocksdb_plugin
