@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds the libFuzzer targets with clang-14 in build-fuzz/
+# (override with FUZZ_BUILD_DIR). Prints nothing but errors.
+# Usage: tests/fuzz/build.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+# Only what the fuzz targets need: no test suites, benches or RocksDB plugin.
+# RelWithDebInfo (-O2 -g): fast enough to fuzz, and readable stack traces.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++-14 -DLINEBLOOM_FUZZ=ON \
+  -DLINEBLOOM_BUILD_TESTS=OFF -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_WITH_ROCKSDB=OFF >/dev/null
+cmake --build "$build" -j "${JOBS:-2}" >/dev/null

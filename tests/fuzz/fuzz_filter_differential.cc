@@ -1,0 +1,241 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Differential fuzz target: the fuzzer chooses the filter parameters (bits
+// per key, probes, seed; out-of-range values included) and the keys; the
+// target builds the filter and checks
+//  - no inserted key is ever reported absent, by any query path;
+//  - the bytes equal the ones docs/FORMAT.md prescribes (reference_filter.h),
+//    and are the same whether built by Finish, FinishInto or a reused builder;
+//  - sizing and probe choice follow filter_builder.h / filter_options.h;
+//  - single, batch, hash and hash-batch queries agree on keys not inserted;
+//  - when the SIMD kernels exist (linebloom/kernel.h), every kernel the CPU
+//    supports builds byte-identical filters and gives identical answers.
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "fuzz_kernels.h"
+#include "linebloom/bloom_math.h"
+#include "linebloom/filter_builder.h"
+#include "linebloom/filter_options.h"
+#include "linebloom/filter_reader.h"
+#include "reference_filter.h"
+
+
+namespace linebloom {
+namespace {
+
+namespace ref = reference;
+
+// One element of the fuzzer's key stream: a key, or a 64-bit hash passed to
+// AddHash directly (callers that hash their own keys do that).
+struct Entry {
+  bool is_hash = false;
+  std::string key;
+  uint64_t hash = 0;
+};
+
+struct Case {
+  FilterOptions options;
+  std::vector<Entry> inserted;
+  std::vector<std::string> probes;  // keys queried but not (necessarily) inserted
+};
+
+double ChooseBitsPerKey(FuzzedDataProvider& in) {
+  // A few values that must be clamped or defaulted, otherwise a plain range.
+  static constexpr double kOdd[] = {std::numeric_limits<double>::quiet_NaN(),
+                                    std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity(),
+                                    0.0, -1.0, 0.999, 1.0, 100.0, 100.001, 1e300};
+  const uint8_t mode = in.ConsumeIntegral<uint8_t>();
+  if (mode < std::size(kOdd)) return kOdd[mode];
+  return in.ConsumeFloatingPointInRange<double>(0.5, 40.0);
+}
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15u);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  return z ^ (z >> 31);
+}
+
+Case ReadCase(FuzzedDataProvider& in) {
+  Case c;
+  c.options.bits_per_key = ChooseBitsPerKey(in);
+  c.options.num_probes = in.ConsumeIntegralInRange<int>(-3, 30);
+  c.options.seed = in.ConsumeIntegral<uint32_t>();
+
+  // Bulk keys: filters of up to 1000 entries (up to ~80 blocks at 40 bits
+  // per key) without a 1000-key input. (More only slows the run: every
+  // comparison inside the library is traced for the fuzzer.)
+  // A hash whose low half is 0 or all ones lands on the first or last block.
+  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1000);
+  uint64_t state = in.ConsumeIntegral<uint64_t>();
+  for (uint16_t i = 0; i < bulk; ++i) {
+    uint64_t h = SplitMix64(state);
+    if (i % 97 == 0) h &= ~uint64_t{0xFFFFFFFF};
+    if (i % 89 == 0) h |= 0xFFFFFFFF;
+    c.inserted.push_back({.is_hash = true, .hash = h});
+  }
+
+  // Then the fuzzer's own keys: each is inserted, inserted twice in a row
+  // (the builder drops adjacent repeats), passed as a raw hash, or probed.
+  while (in.remaining_bytes() > 0 && c.inserted.size() + c.probes.size() < 12000) {
+    const uint8_t what = in.ConsumeIntegralInRange<uint8_t>(0, 3);
+    std::string key = in.ConsumeRandomLengthString(80);
+    switch (what) {
+      case 0: c.inserted.push_back({.key = key}); break;
+      case 1: c.inserted.push_back({.key = key}); c.inserted.push_back({.key = key}); break;
+      case 2: c.inserted.push_back({.is_hash = true, .hash = ref::Hash(key, c.options.seed) ^ 1}); break;
+      default: c.probes.push_back(std::move(key)); break;
+    }
+  }
+  return c;
+}
+
+uint64_t HashOf(const Entry& e, uint32_t seed) { return e.is_hash ? e.hash : ref::Hash(e.key, seed); }
+
+void AddAll(const Case& c, FilterBuilder& builder) {
+  for (const Entry& e : c.inserted) {
+    if (e.is_hash) builder.AddHash(e.hash);
+    else builder.AddKey(e.key);
+  }
+}
+
+// The hashes a builder keeps: one per entry, adjacent repeats dropped.
+std::vector<uint64_t> DistinctAdjacent(const Case& c) {
+  std::vector<uint64_t> out;
+  for (const Entry& e : c.inserted) {
+    const uint64_t h = HashOf(e, c.options.seed);
+    if (out.empty() || out.back() != h) out.push_back(h);
+  }
+  return out;
+}
+
+void CheckOptions(const FilterOptions& o, int builder_probes) {
+  const double c = o.EffectiveBitsPerKey();
+  FUZZ_CHECK(c >= kMinBitsPerKey && c <= kMaxBitsPerKey, "bits per key clamped to [1, 100]");
+  if (std::isnan(o.bits_per_key)) FUZZ_CHECK(c == 10.0, "NaN bits per key means 10");
+  if (o.bits_per_key >= kMinBitsPerKey && o.bits_per_key <= kMaxBitsPerKey) {
+    FUZZ_CHECK(c == o.bits_per_key, "in-range bits per key kept exactly");
+  }
+  const int k = o.EffectiveProbes();
+  FUZZ_CHECK(k == builder_probes, "the builder uses EffectiveProbes");
+  if (o.num_probes == 0) FUZZ_CHECK(k == OptimalBlockedProbes(c), "0 probes means the blocked optimum");
+  else if (o.num_probes < kMinProbes) FUZZ_CHECK(k == kMinProbes, "probes clamped up");
+  else if (o.num_probes > kMaxProbes) FUZZ_CHECK(k == kMaxProbes, "probes clamped down");
+  else FUZZ_CHECK(k == o.num_probes, "in-range probes kept");
+}
+
+void CheckSize(size_t num_keys, double bits_per_key, size_t num_blocks) {
+  FUZZ_CHECK((num_blocks == 0) == (num_keys == 0), "no blocks exactly when no keys");
+  if (num_keys == 0) return;
+  // The fewest 512-bit blocks holding num_keys * bits_per_key bits.
+  const double bits = static_cast<double>(num_keys) * bits_per_key;
+  FUZZ_CHECK(static_cast<double>(num_blocks) * 512 >= bits, "enough blocks for the bits");
+  FUZZ_CHECK(num_blocks == 1 || static_cast<double>(num_blocks - 1) * 512 < bits, "no spare block");
+}
+
+// Every query path on `reader`, for every inserted entry and every probe.
+// Returns the answers to the probes (for comparison across kernels).
+std::vector<bool> CheckQueries(const Case& c, std::string_view bytes, const FilterReader& reader) {
+  const uint32_t seed = c.options.seed;
+  std::vector<std::string_view> keys;
+  std::vector<uint64_t> hashes;
+  for (const Entry& e : c.inserted) {
+    hashes.push_back(HashOf(e, seed));
+    if (e.is_hash) {
+      FUZZ_CHECK(reader.MayContainHash(e.hash), "no false negative (MayContainHash)");
+    } else {
+      keys.push_back(e.key);
+      FUZZ_CHECK(reader.MayContain(e.key), "no false negative (MayContain)");
+    }
+  }
+  auto answers = std::make_unique<bool[]>(std::max(keys.size(), hashes.size()) + 1);
+  reader.MayContainBatch(keys, std::span<bool>(answers.get(), keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) FUZZ_CHECK(answers[i], "no false negative (MayContainBatch)");
+  reader.MayContainHashBatch(hashes, std::span<bool>(answers.get(), hashes.size()));
+  for (size_t i = 0; i < hashes.size(); ++i) FUZZ_CHECK(answers[i], "no false negative (MayContainHashBatch)");
+
+  std::vector<std::string_view> probe_keys(c.probes.begin(), c.probes.end());
+  std::vector<uint64_t> probe_hashes;
+  for (const std::string& k : c.probes) probe_hashes.push_back(ref::Hash(k, seed));
+  auto batch = std::make_unique<bool[]>(probe_keys.size() + 1);
+  auto hash_batch = std::make_unique<bool[]>(probe_keys.size() + 1);
+  reader.MayContainBatch(probe_keys, std::span<bool>(batch.get(), probe_keys.size()));
+  reader.MayContainHashBatch(probe_hashes, std::span<bool>(hash_batch.get(), probe_keys.size()));
+  std::vector<bool> out;
+  for (size_t i = 0; i < probe_keys.size(); ++i) {
+    const bool single = reader.MayContain(probe_keys[i]);
+    FUZZ_CHECK(single == reader.MayContainHash(probe_hashes[i]), "MayContain == MayContainHash");
+    FUZZ_CHECK(single == batch[i], "MayContainBatch == MayContain");
+    FUZZ_CHECK(single == hash_batch[i], "MayContainHashBatch == MayContain");
+    FUZZ_CHECK(single == ref::MayContainHash(bytes, reader.num_blocks(), reader.num_probes(), probe_hashes[i]),
+               "answers follow the format");
+    out.push_back(single);
+  }
+  return out;
+}
+
+// Builds with the current kernel, checks everything, returns the bytes and
+// (in *answers) the probe answers.
+std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
+  FilterBuilder builder(c.options);
+  CheckOptions(c.options, builder.num_probes());
+  AddAll(c, builder);
+  const std::vector<uint64_t> distinct = DistinctAdjacent(c);
+  FUZZ_CHECK(builder.NumKeys() == distinct.size(), "NumKeys counts entries minus adjacent repeats");
+  const size_t num_blocks = NumBlocksFor(distinct.size(), c.options.EffectiveBitsPerKey());
+  CheckSize(distinct.size(), c.options.EffectiveBitsPerKey(), num_blocks);
+  FUZZ_CHECK(builder.FinishedSize() == num_blocks * ref::kBlockBytes + ref::kTrailerBytes,
+             "FinishedSize is blocks plus trailer");
+
+  std::string into(builder.FinishedSize(), '\0');
+  builder.FinishInto(into);
+  FUZZ_CHECK(builder.NumKeys() == 0, "FinishInto resets the builder");
+  AddAll(c, builder);  // the reset builder, reused
+  const std::string bytes = builder.Finish();
+  FUZZ_CHECK(bytes == into, "Finish == FinishInto, and a reused builder builds the same filter");
+  FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, builder.num_probes(), c.options.seed),
+             "the bytes are the ones FORMAT.md prescribes");
+
+  FilterReader reader;
+  FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
+  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == builder.num_probes() &&
+                 reader.seed() == c.options.seed,
+             "the reader sees the builder's parameters");
+  *answers = CheckQueries(c, bytes, reader);
+  return bytes;
+}
+
+// Every supported kernel must build the same bytes and answer the same.
+void CheckKernelsAgree(const Case& c, const std::string& bytes, const std::vector<bool>& answers) {
+  fuzz::ForEachOtherKernel([&] {
+    std::vector<bool> kernel_answers;
+    const std::string kernel_bytes = BuildAndCheck(c, &kernel_answers);
+    FUZZ_CHECK(kernel_bytes == bytes, "every kernel builds the same bytes");
+    FUZZ_CHECK(kernel_answers == answers, "every kernel gives the same answers");
+  });
+}
+
+}  // namespace
+}  // namespace linebloom
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace linebloom;
+  FuzzedDataProvider in(data, size);
+  const Case c = ReadCase(in);
+  std::vector<bool> answers;
+  const std::string bytes = BuildAndCheck(c, &answers);
+  CheckKernelsAgree(c, bytes, answers);
+  return 0;
+}

@@ -1,0 +1,120 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Writes the seed corpora committed under tests/fuzz/corpus/:
+//   fuzz_filter_parse/        valid filters of many shapes, and a few broken
+//                             ones next to them (one per reader check), so
+//                             the fuzzer starts on both sides of every check;
+//   fuzz_filter_differential/ inputs laid out the way that target reads them
+//                             (FuzzedDataProvider: keys from the front,
+//                             parameters from the back).
+// Deterministic: the same program writes the same bytes.
+//
+// Usage: fuzz_make_seeds CORPUS_DIR   (tests/fuzz/make_seeds.sh runs it)
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "linebloom/filter_builder.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void Write(const fs::path& dir, const std::string& name, const std::string& bytes) {
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string Key(const char* prefix, int i) { return std::string(prefix).append(std::to_string(i)); }
+
+std::string BuildFilter(int num_keys, double bits_per_key, int probes, uint32_t seed) {
+  linebloom::FilterBuilder builder({.bits_per_key = bits_per_key, .num_probes = probes, .seed = seed});
+  for (int i = 0; i < num_keys; ++i) builder.AddKey(Key("key", i));
+  return builder.Finish();
+}
+
+void WriteParseSeeds(const fs::path& dir) {
+  struct Shape {
+    const char* name;
+    int keys;
+    double bits_per_key;
+    int probes;
+    uint32_t seed;
+  };
+  const Shape shapes[] = {
+      {"empty", 0, 10, 0, 0},          {"one_key", 1, 10, 0, 0},
+      {"k1", 20, 10, 1, 1},            {"k24", 20, 10, 24, 2},
+      {"bpk1", 200, 1, 0, 3},          {"bpk6_5", 100, 6.5, 0, 4},
+      {"bpk10", 100, 10, 0, 5},        {"bpk20", 100, 20, 0, 0xFFFFFFFF},
+      {"bpk100", 30, 100, 0, 6},       {"full", 300, 1, 24, 7},
+      {"bpk10_2000_keys", 2000, 10, 0, 8},
+  };
+  for (const Shape& s : shapes) Write(dir, std::string("valid_").append(s.name), BuildFilter(s.keys, s.bits_per_key, s.probes, s.seed));
+
+  // One filter broken in each field the reader checks (trailer at size-16).
+  const std::string good = BuildFilter(50, 10, 0, 9);
+  const size_t t = good.size() - 16;
+  auto broken = [&](const char* name, size_t at, char value) {
+    std::string b = good;
+    b[at] = value;
+    Write(dir, std::string("broken_").append(name), b);
+  };
+  broken("magic", t + 8, 'X');
+  broken("version", t + 7, 2);
+  broken("hash_scheme", t + 5, 0);
+  broken("probes0", t + 4, 0);
+  broken("probes25", t + 4, 25);
+  broken("reserved", t + 6, 1);
+  broken("checksum", t + 12, static_cast<char>(good[t + 12] ^ 1));
+  broken("body_bit", 0, static_cast<char>(good[0] ^ 0x10));
+  Write(dir, "broken_size", good.substr(1));
+  Write(dir, "broken_too_short", good.substr(good.size() - 15));
+}
+
+// FuzzedDataProvider reads strings from the front (a backslash followed by
+// any other byte ends one) and integers from the back, last byte first.
+std::string DifferentialInput(const std::vector<std::string>& keys, const std::vector<uint8_t>& tail) {
+  std::string in;
+  for (const std::string& k : keys) in.append(k).append("\\n");
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) in.push_back(static_cast<char>(*it));
+  return in;
+}
+
+void WriteDifferentialSeeds(const fs::path& dir) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) keys.push_back(Key("user:", i));
+  // Bytes in the order the target consumes them from the back: bits-per-key
+  // mode, (a double), probes, seed, bulk count, bulk state, then one
+  // "what" byte per key.
+  std::vector<uint8_t> plain = {200, 0x80, 0, 0, 0, 0, 0, 0, 0, 3, 0x12, 0x34, 0x56, 0x78, 0, 0};
+  for (int i = 0; i < 8; ++i) plain.push_back(static_cast<uint8_t>(i));
+  for (size_t i = 0; i < keys.size(); ++i) plain.push_back(static_cast<uint8_t>(i % 4));
+  Write(dir, "keys_40", DifferentialInput(keys, plain));
+
+  std::vector<uint8_t> nan_bits = {0, 0, 0, 0, 0, 0xFF, 0xFF};
+  Write(dir, "nan_bits_per_key", DifferentialInput({"a", "b", "a"}, nan_bits));
+
+  std::vector<uint8_t> bulk = {150, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 30, 1, 2, 3, 4, 0x17, 0x70};
+  for (int i = 0; i < 8; ++i) bulk.push_back(static_cast<uint8_t>(0xA5 ^ i));
+  Write(dir, "bulk_1000", DifferentialInput({"x"}, bulk));
+
+  Write(dir, "empty_input", "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Writes the fuzz targets' seed corpora (deterministic).");
+  std::string corpus_dir;
+  app.add_option("corpus_dir", corpus_dir, "corpus root (tests/fuzz/corpus)")->required();
+  CLI11_PARSE(app, argc, argv);
+  const fs::path corpus = corpus_dir;
+  WriteParseSeeds(corpus / "fuzz_filter_parse");
+  WriteDifferentialSeeds(corpus / "fuzz_filter_differential");
+  return 0;
+}

@@ -1,0 +1,104 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// docs/FORMAT.md, section 1, written out a second time as plain code: where a
+// hash lands, how the bits are set and tested, and how the trailer and its
+// checksum are laid out. It deliberately shares nothing with filter_policy/
+// except libxxhash, so a fuzz target that compares the library against it
+// checks the library against the written format, not against itself.
+//
+// Written for clarity, not speed: one bit at a time, no prefetching, no SIMD.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>  // Build takes the hashes as a vector
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace linebloom::reference {
+
+inline constexpr size_t kBlockBytes = 64;
+inline constexpr size_t kTrailerBytes = 16;
+
+inline uint64_t Hash(std::string_view key, uint32_t seed) {
+  return XXH3_64bits_withSeed(key.data(), key.size(), seed);
+}
+
+inline uint32_t Le32(const unsigned char* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+// b = ((h mod 2^32) * N) >> 32
+inline uint64_t Block(uint64_t h, uint64_t num_blocks) {
+  return ((h & 0xFFFFFFFFu) * num_blocks) >> 32;
+}
+
+// Calls visit(bit) for the k bit positions (0..511) of hash h in its block.
+template <typename Visit>
+void ForEachProbeBit(uint64_t h, int num_probes, Visit visit) {
+  uint32_t a = static_cast<uint32_t>(h >> 32);
+  for (int j = 0; j < num_probes; ++j) {
+    visit(a >> 23);
+    a = static_cast<uint32_t>(uint64_t{a} * 0x9E3779B9u);
+  }
+}
+
+// Tests hash h against the blocks [0, 64 * num_blocks) of `filter`.
+inline bool MayContainHash(std::string_view filter, uint64_t num_blocks, int num_probes, uint64_t h) {
+  if (num_blocks == 0) return false;
+  const auto* block = reinterpret_cast<const unsigned char*>(filter.data()) + Block(h, num_blocks) * kBlockBytes;
+  bool all_set = true;
+  ForEachProbeBit(h, num_probes, [&](unsigned bit) {
+    if (((block[bit / 8] >> (bit % 8)) & 1) == 0) all_set = false;
+  });
+  return all_set;
+}
+
+// The whole filter (blocks + trailer + checksum) for these hashes.
+inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_blocks, int num_probes,
+                         uint32_t seed) {
+  std::string out(num_blocks * kBlockBytes + kTrailerBytes, '\0');
+  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+  for (uint64_t h : hashes) {
+    unsigned char* block = bytes + Block(h, num_blocks) * kBlockBytes;
+    ForEachProbeBit(h, num_probes,
+                    [&](unsigned bit) { block[bit / 8] |= static_cast<unsigned char>(1u << (bit % 8)); });
+  }
+  unsigned char* t = bytes + num_blocks * kBlockBytes;
+  for (int i = 0; i < 4; ++i) t[i] = static_cast<unsigned char>(seed >> (8 * i));
+  t[4] = static_cast<unsigned char>(num_probes);
+  t[5] = 1;  // hash scheme: XXH3-64, fastrange, multiplicative probes
+  t[6] = 0;  // reserved
+  t[7] = 1;  // format version
+  t[8] = 'L', t[9] = 'B', t[10] = 'L', t[11] = 'M';
+  const uint32_t sum = static_cast<uint32_t>(XXH3_64bits(bytes, out.size() - 4));
+  for (int i = 0; i < 4; ++i) t[12 + i] = static_cast<unsigned char>(sum >> (8 * i));
+  return out;
+}
+
+// What a reader must decide about `bytes`, in the order FORMAT.md lists the
+// checks. Returns 0 for a valid filter, else the 1-based index of the first
+// failing check (1 too short, 2 magic, 3 version, 4 hash scheme, 5 probes,
+// 6 reserved, 7 size, 8 too many blocks, 9 checksum).
+inline int FirstFailingCheck(std::string_view bytes, bool verify_checksum) {
+  if (bytes.size() < kTrailerBytes) return 1;
+  const auto* t = reinterpret_cast<const unsigned char*>(bytes.data()) + bytes.size() - kTrailerBytes;
+  if (t[8] != 'L' || t[9] != 'B' || t[10] != 'L' || t[11] != 'M') return 2;
+  if (t[7] != 1) return 3;
+  if (t[5] != 1) return 4;
+  if (t[4] < 1 || t[4] > 24) return 5;
+  if (t[6] != 0) return 6;
+  const size_t body = bytes.size() - kTrailerBytes;
+  if (body % kBlockBytes != 0) return 7;
+  if (body / kBlockBytes > 0xFFFFFFFFu) return 8;
+  if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(bytes.data(), bytes.size() - 4))) {
+    return 9;
+  }
+  return 0;
+}
+
+}  // namespace linebloom::reference
