@@ -1,0 +1,170 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Changing a DB's filter policy, and carrying the policy through an OPTIONS
+// file. RocksDB finds a filter block by the policy's CompatibilityName, so a
+// DB reopened with another policy must ignore the old filters (not misread
+// them) until compaction rewrites the files with the new ones.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include "db_fixture.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
+#include "linebloom/rocksdb/registration.h"
+
+namespace linebloom::rocksdb_plugin {
+namespace {
+
+using namespace testing;  // NOLINT: the fixture helpers
+
+constexpr size_t kKeys = 10000;
+
+std::shared_ptr<const ::rocksdb::FilterPolicy> Builtin() {
+  return std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(10));
+}
+
+void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
+  std::string value;
+  for (const auto& key : keys) {
+    ASSERT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).ok()) << key;
+    ASSERT_EQ(value, ValueFor(key));
+  }
+}
+
+// Absent Gets; returns how many of them a filter rejected.
+uint64_t FilterRejections(::rocksdb::DB& db, ::rocksdb::Statistics& stats,
+                          const std::vector<std::string>& absent) {
+  stats.Reset();
+  std::string value;
+  for (const auto& key : absent) {
+    EXPECT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).IsNotFound()) << key;
+  }
+  return ReadFilterCounts(stats).useful;
+}
+
+struct Switch {
+  const char* name;
+  std::shared_ptr<const ::rocksdb::FilterPolicy> (*first)();
+  std::shared_ptr<const ::rocksdb::FilterPolicy> (*second)();
+  const char* second_name;  // in the table properties after rewriting
+};
+
+class DbPolicySwitch : public ::testing::TestWithParam<Switch> {};
+
+TEST_P(DbPolicySwitch, OldFiltersAreIgnoredThenReplaced) {
+  const Switch sw = GetParam();
+  TempDir dir;
+  const auto present = Keys(0, kKeys, 2);
+  const auto absent = Keys(1, kKeys - 1, 2);
+  FilterMode mode;
+
+  auto first = sw.first();
+  {
+    ::rocksdb::Options options = MakeOptions(first, mode);
+    auto db = OpenDb(options, dir.path());
+    ASSERT_TRUE(db);
+    PutAll(*db, present);
+    FlushAndCompact(*db);
+    for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, first->Name());
+    EXPECT_GT(FilterRejections(*db, *options.statistics, absent), kKeys * 9 / 10);
+  }
+
+  auto second = sw.second();
+  ::rocksdb::Options options = MakeOptions(second, mode);
+  auto db = OpenDb(options, dir.path());
+  ASSERT_TRUE(db);
+  // Old files: every key is there, and no filter is consulted at all (a
+  // misread filter would either reject present keys or reject absent ones).
+  ExpectAllFound(*db, present);
+  options.statistics->Reset();
+  EXPECT_EQ(FilterRejections(*db, *options.statistics, absent), 0u);
+  EXPECT_EQ(ReadFilterCounts(*options.statistics).positive, 0u);
+  for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, first->Name());
+
+  // Rewritten files carry and use the new policy's filters.
+  FlushAndCompact(*db);
+  for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, sw.second_name);
+  ExpectAllFound(*db, present);
+  EXPECT_GT(FilterRejections(*db, *options.statistics, absent), kKeys * 9 / 10);
+}
+
+std::shared_ptr<const ::rocksdb::FilterPolicy> Linebloom() { return NewLinebloomFilterPolicy(10); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, DbPolicySwitch,
+    ::testing::Values(Switch{"builtin_to_linebloom", Builtin, Linebloom, "linebloom"},
+                      Switch{"linebloom_to_builtin", Linebloom, Builtin, "bloomfilter"}),
+    [](const ::testing::TestParamInfo<Switch>& info) { return info.param.name; });
+
+// OPTIONS file round trip: RocksDB writes the policy's id and options into
+// the OPTIONS file; loading that file (with linebloom registered) gives back
+// the same policy, and a DB opened from it reads and writes linebloom filters.
+TEST(DbOptionsFile, PolicyAndItsOptionsComeBack) {
+  RegisterLinebloomWithDefaultLibrary();
+  TempDir dir;
+  LinebloomPolicyOptions written;
+  written.bits_per_key = 7.5;
+  written.num_probes = 4;
+  written.verify_checksum = false;
+  const auto present = Keys(0, kKeys, 2);
+  {
+    ::rocksdb::Options options = MakeOptions(NewLinebloomFilterPolicy(written), FilterMode());
+    auto db = OpenDb(options, dir.path());
+    ASSERT_TRUE(db);
+    PutAll(*db, present);
+    FlushAndCompact(*db);
+  }
+
+  ::rocksdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  ::rocksdb::DBOptions db_options;
+  std::vector<::rocksdb::ColumnFamilyDescriptor> cfs;
+  ASSERT_TRUE(::rocksdb::LoadLatestOptions(config, dir.path(), &db_options, &cfs).ok());
+  ASSERT_EQ(cfs.size(), 1u);
+  const auto* table = cfs[0].options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(table, nullptr);
+  const auto* loaded = dynamic_cast<const LinebloomFilterPolicy*>(table->filter_policy.get());
+  ASSERT_NE(loaded, nullptr) << (table->filter_policy ? table->filter_policy->Name() : "none");
+  EXPECT_EQ(loaded->options().bits_per_key, 7.5);
+  EXPECT_EQ(loaded->options().num_probes, 4);
+  EXPECT_FALSE(loaded->options().verify_checksum);
+
+  // Reopen from the loaded options; new files use the loaded policy.
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+  ::rocksdb::DB* raw = nullptr;
+  db_options.statistics = ::rocksdb::CreateDBStatistics();
+  ASSERT_TRUE(::rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw).ok());
+  std::unique_ptr<::rocksdb::DB> db(raw);
+  ExpectAllFound(*db, present);
+  const auto more = Keys(2 * kKeys, kKeys, 2);
+  PutAll(*db, more);
+  FlushAndCompact(*db);
+  ExpectAllFound(*db, more);
+  for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, "linebloom");
+  // 7.5 bits/key, k = 4: the filter still rejects most absent keys.
+  EXPECT_GT(FilterRejections(*db, *db_options.statistics, Keys(2 * kKeys + 1, kKeys - 1, 2)),
+            kKeys * 95 / 100);
+  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+}
+
+// DB::Open validates the policy's options.
+TEST(DbOptionsValidation, OpenRejectsOutOfRangeBitsPerKey) {
+  LinebloomPolicyOptions bad;
+  bad.bits_per_key = 0.25;
+  TempDir dir;
+  ::rocksdb::Options options = MakeOptions(NewLinebloomFilterPolicy(bad), FilterMode());
+  ::rocksdb::DB* raw = nullptr;
+  const ::rocksdb::Status s = ::rocksdb::DB::Open(options, dir.path(), &raw);
+  std::unique_ptr<::rocksdb::DB> db(raw);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+}
+
+}  // namespace
+}  // namespace linebloom::rocksdb_plugin
