@@ -27,19 +27,19 @@ class CoreFilter {
     FilterBuilder builder({.bits_per_key = bits_per_key_});
     builder.Reserve(keys.size());
     for (std::string_view k : keys) builder.AddKey(k);
-    bytes_ = builder.Finish();
-    const ParseResult r = FilterReader::Parse(bytes_, &reader_);
+    bytes_ = builder.FinishAligned();
+    const ParseResult r = FilterReader::Parse(bytes_.bytes(), &reader_);
     if (!r.ok()) throw std::runtime_error(r.message());
   }
   bool MayMatch(std::string_view key) const { return reader_.MayContain(key); }
   void MayMatchBatch(std::span<const std::string_view> keys, std::span<bool> answers) const {
     reader_.MayContainBatch(keys, answers);
   }
-  size_t SizeBytes() const { return bytes_.size(); }
+  size_t SizeBytes() const { return bytes_.bytes().size(); }
 
  private:
   double bits_per_key_;
-  std::string bytes_;
+  AlignedFilter bytes_;
   FilterReader reader_;
 };
 

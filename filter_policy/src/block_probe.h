@@ -6,8 +6,8 @@
 // The 64-bit XXH3 hash is split in two independent halves:
 //   low 32 bits  -> block index = (lo * num_blocks) >> 32   ("fastrange":
 //                   a multiply instead of a modulo, uniform to within 2^-32);
-//   high 32 bits -> probe state a; probe j uses the top 9 bits of
-//                   a * M^j mod 2^32, M = 0x9E3779B9 (2^32 / golden ratio).
+//   high 32 bits -> probe state a; probe j (0 <= j < k) is the top 9 bits
+//                   of a * M^j mod 2^32, M = 0x9E3779B9 (2^32 / golden ratio).
 // Multiplying by an odd constant is a bijection on 32-bit words whose top bits
 // depend on all bits of a, so successive probes are well spread; the powers
 // M^j are fixed, which lets a SIMD kernel compute 8 probes in one multiply.
@@ -21,6 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "linebloom/filter_options.h"
+
 namespace linebloom::internal {
 
 inline constexpr size_t kBlockBytes = 64;
@@ -32,19 +34,34 @@ inline size_t BlockIndex(uint64_t hash, size_t num_blocks) {
 
 inline uint32_t ProbeState(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
+// M^0 .. M^(kMaxProbes-1) mod 2^32. Probe j is computed from a directly
+// (a * M^j) rather than by multiplying the previous state, so the k probes
+// of a key have no dependency chain between them.
+struct ProbePowers {
+  alignas(32) uint32_t value[kMaxProbes];
+  constexpr ProbePowers() : value() {
+    uint32_t p = 1;
+    for (uint32_t& v : value) {
+      v = p;
+      p *= kProbeMultiplier;
+    }
+  }
+};
+inline constexpr ProbePowers kProbePowers{};
+
+inline uint32_t ProbeBit(uint32_t a, int j) { return (a * kProbePowers.value[j]) >> 23; }
+
 inline void SetProbes(unsigned char* block, uint32_t a, int num_probes) {
   for (int j = 0; j < num_probes; ++j) {
-    uint32_t bit = a >> 23;
+    const uint32_t bit = ProbeBit(a, j);
     block[bit >> 3] |= static_cast<unsigned char>(1u << (bit & 7));
-    a *= kProbeMultiplier;
   }
 }
 
 inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes) {
   for (int j = 0; j < num_probes; ++j) {
-    uint32_t bit = a >> 23;
+    const uint32_t bit = ProbeBit(a, j);
     if (((block[bit >> 3] >> (bit & 7)) & 1) == 0) return false;
-    a *= kProbeMultiplier;
   }
   return true;
 }

@@ -24,19 +24,6 @@
 
 namespace linebloom::internal {
 
-// M^0 .. M^23 mod 2^32, M = kProbeMultiplier.
-struct ProbePowers {
-  alignas(32) uint32_t value[24];
-  constexpr ProbePowers() : value() {
-    uint32_t p = 1;
-    for (uint32_t& v : value) {
-      v = p;
-      p *= kProbeMultiplier;
-    }
-  }
-};
-inline constexpr ProbePowers kProbePowers{};
-
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a,
                                                               int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));

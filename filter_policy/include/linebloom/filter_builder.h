@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +22,27 @@ namespace linebloom {
 // The 64-bit hash linebloom uses for `key` (XXH3-64 with `seed`). Callers that
 // already hash their keys can pass these to AddHash / MayContainHash.
 uint64_t KeyHash(std::string_view key, uint32_t seed);
+
+// Owns filter bytes whose blocks start on a 64-byte boundary, so each block
+// is exactly one cache line (a block at an arbitrary heap address straddles
+// two, doubling the misses of a query on a large filter).
+class AlignedFilter {
+ public:
+  AlignedFilter() = default;
+  // A 64-byte-aligned copy of `bytes`.
+  static AlignedFilter Copy(std::string_view bytes);
+  std::string_view bytes() const { return {data_.get(), size_}; }
+  // Writable storage for FilterBuilder::FinishInto.
+  std::span<char> mutable_bytes() { return {data_.get(), size_}; }
+  explicit AlignedFilter(size_t size);
+
+ private:
+  struct Free {
+    void operator()(char* p) const;
+  };
+  std::unique_ptr<char, Free> data_;
+  size_t size_ = 0;
+};
 
 class FilterBuilder {
  public:
@@ -42,6 +64,8 @@ class FilterBuilder {
   // builder for the next filter.
   void FinishInto(std::span<char> out);
   std::string Finish();
+  // As Finish, into 64-byte-aligned memory: prefer this for large filters.
+  AlignedFilter FinishAligned();
 
   const FilterOptions& options() const { return options_; }
   int num_probes() const { return num_probes_; }
