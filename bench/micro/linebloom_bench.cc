@@ -1,6 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// linebloom-bench: linebloom against RocksDB's built-in filters and against
+// linebloom-bench: linebloom (its C++ API, "linebloom", and its RocksDB plugin,
+// "linebloom-plugin") against RocksDB's built-in filters and against
 // the memory itself, at filter sizes that fit in L2, fit in L3, and far
 // exceed L3. Every filter gets the same keys and the same calls. After the
 // Google Benchmark output, every figure is printed again as a ratio to
@@ -30,6 +31,7 @@
 #include <rocksdb/filter_policy.h>
 
 #include "bench_filters.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
 #include "key_set.h"
 #include "linebloom/kernel.h"
 #include "memory_baseline.h"
@@ -212,9 +214,14 @@ int main(int argc, char** argv) {
   // Ribbon's argument is the Bloom-equivalent bits/key: same FPR, less space.
   const PolicyPtr ribbon(rocksdb::NewRibbonFilterPolicy(bits));
 
+  const PolicyPtr plugin = linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(bits);
+
   RatioReport report(kBuiltinName, "memory");
   for (double size_mb : config.sizes_mb) {
     RegisterFilter<CoreFilter>("linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
+    RegisterFilter<PolicyBackedFilter>("linebloom-plugin",
+                                       [=] { return std::make_unique<PolicyBackedFilter>(plugin, 5); }, config, size_mb,
+                                       report);
     RegisterFilter<PolicyBackedFilter>(kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5); },
                                        config, size_mb, report);
     RegisterFilter<PolicyBackedFilter>("rocksdb-legacy-bloom",

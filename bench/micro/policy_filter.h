@@ -25,7 +25,11 @@ class PolicyBackedFilter {
     filter_.reset();
     rocksdb_plugin::PolicyFilterBuilder builder(*policy_, format_version_);
     for (std::string_view k : keys) builder.AddKey(k);
-    filter_.emplace(builder.Finish());
+    // Query a copy in a plain heap buffer, as RocksDB does once the filter
+    // block has been written to an SST and read back into the block cache
+    // (the builder's own buffer may be aligned more favourably than that).
+    const rocksdb_plugin::PolicyFilter fresh = builder.Finish();
+    filter_.emplace(rocksdb_plugin::PolicyFilter::FromBytes(*policy_, fresh.bytes()));
   }
   bool MayMatch(std::string_view key) const { return filter_->MayMatch(key); }
   void MayMatchBatch(std::span<const std::string_view> keys, std::span<bool> answers) const {

@@ -62,7 +62,7 @@ void SetAll(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes, si
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) {
-      internal::PrefetchForWrite(blocks + internal::BlockIndex(hashes[i + kAhead], num_blocks) * kBlockBytes);
+      internal::PrefetchBlockForWrite(blocks + internal::BlockIndex(hashes[i + kAhead], num_blocks) * kBlockBytes);
     }
     unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
     const uint32_t a = internal::ProbeState(hashes[i]);

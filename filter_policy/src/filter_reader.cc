@@ -80,7 +80,7 @@ __attribute__((always_inline)) inline void ProbeAll(const unsigned char* blocks,
     const size_t end = std::min(n, start + kChunk);
     for (size_t i = start; i < end; ++i) {
       slot[i - start] = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
-      internal::Prefetch(slot[i - start]);
+      internal::PrefetchBlock(slot[i - start]);
     }
   };
   prefetch_chunk(0, ring[0]);
