@@ -34,8 +34,21 @@ void ForEachPoissonTerm(double lambda, Visit visit) {
   const double spread = 12.0 * std::sqrt(lambda) + 20.0;
   const int lo = static_cast<int>(std::max(0.0, std::floor(lambda - spread)));
   const int hi = static_cast<int>(std::ceil(lambda + spread));
-  const double log_lambda = std::log(lambda);
-  for (int i = lo; i <= hi; ++i) visit(i, std::exp(i * log_lambda - lambda - std::lgamma(i + 1.0)));
+  // First term in log space, the rest by Pois(i+1) = Pois(i) * lambda/(i+1).
+  double pmf = std::exp(lo * std::log(lambda) - lambda - std::lgamma(lo + 1.0));
+  for (int i = lo; i <= hi; ++i) {
+    visit(i, pmf);
+    pmf *= lambda / (i + 1);
+  }
+}
+
+// x^n by repeated squaring (powl is needlessly slow for integer n).
+long double PowInt(long double x, int n) {
+  long double result = 1;
+  for (; n > 0; n >>= 1, x *= x) {
+    if (n & 1) result *= x;
+  }
+  return result;
 }
 
 }  // namespace
@@ -65,12 +78,19 @@ double BlockedFpr(double bits_per_key, int num_probes, int block_bits) {
   for (int t = 1; t <= k; ++t) {
     long double falling = 1;  // B (B-1) ... (B-t+1) / B^t
     for (int r = 0; r < t; ++r) falling *= (B - r) / B;
-    cover[t] = falling * stirling[k][t] / std::pow(B, static_cast<long double>(k - t));
+    cover[t] = falling * stirling[k][t] / PowInt(B, k - t);
   }
   long double binom[kMaxProbes + 1][kMaxProbes + 1] = {};
   for (int t = 0; t <= k; ++t) {
     binom[t][0] = 1;
     for (int s = 1; s <= t; ++s) binom[t][s] = binom[t][s - 1] * (t - s + 1) / s;
+  }
+  // Swapping the two sums, hit = sum_s weight[s] * (1 - s/B)^(k i) with
+  // weight[s] = (-1)^s sum_{t >= s} cover[t] C(t,s): O(k) per Poisson term.
+  long double weight[kMaxProbes + 1] = {};
+  for (int s = 0; s <= k; ++s) {
+    for (int t = std::max(s, 1); t <= k; ++t) weight[s] += cover[t] * binom[t][s];
+    if (s % 2) weight[s] = -weight[s];
   }
   // miss[s] = (1 - s/B)^(k i): the chance that k i throws all avoid s given
   // bits. Kept for the current i and advanced by one key's k throws per step.
@@ -80,33 +100,34 @@ double BlockedFpr(double bits_per_key, int num_probes, int block_bits) {
   ForEachPoissonTerm(block_bits / bits_per_key, [&](int i, double pmf) {
     if (current_i < 0) {
       for (int s = 0; s <= k; ++s) {
-        step[s] = std::pow(1 - s / B, static_cast<long double>(k));
-        miss[s] = std::pow(step[s], static_cast<long double>(i));
+        step[s] = PowInt(1 - s / B, k);
+        miss[s] = PowInt(step[s], i);
       }
     } else {
       for (int s = 0; s <= k; ++s) miss[s] *= step[s];
     }
     current_i = i;
     long double hit = 0;
-    for (int t = 1; t <= k; ++t) {
-      long double all_set = 0;  // inclusion-exclusion over which of t bits stay zero
-      for (int s = 0; s <= t; ++s) all_set += (s % 2 ? -1 : 1) * binom[t][s] * miss[s];
-      hit += cover[t] * std::max<long double>(0, all_set);
-    }
+    for (int s = 0; s <= k; ++s) hit += weight[s] * miss[s];
+    hit = std::max<long double>(0, hit);  // cancellation can leave -1e-19
     fpr += pmf * hit;
   });
   return static_cast<double>(fpr);
 }
 
 int OptimalBlockedProbes(double bits_per_key) {
-  // FPR_blk is unimodal in k: walk up from k = 1 until it stops falling.
-  int best = kMinProbes;
-  double best_fpr = BlockedFpr(bits_per_key, best);
-  for (int k = kMinProbes + 1; k <= kMaxProbes; ++k) {
-    const double fpr = BlockedFpr(bits_per_key, k);
-    if (fpr >= best_fpr) break;
-    best = k;
-    best_fpr = fpr;
+  // FPR_blk is unimodal in k. Start near the optimum (a little below the
+  // standard filter's c ln 2, see bloom_math.h) and walk downhill.
+  auto fpr = [&](int k) { return BlockedFpr(bits_per_key, k); };
+  int best = std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
+  double best_fpr = fpr(best);
+  for (int step : {-1, +1}) {
+    for (int k = best + step; k >= kMinProbes && k <= kMaxProbes; k += step) {
+      const double f = fpr(k);
+      if (f >= best_fpr) break;
+      best = k;
+      best_fpr = f;
+    }
   }
   return best;
 }
