@@ -33,6 +33,8 @@ const char* ParseErrorMessage(ParseError error) {
   return "unknown parse error";
 }
 
+alignas(64) const unsigned char FilterReader::kEmptyBlock[64] = {};
+
 ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
                                 const ParseOptions& options) {
   auto fail = [](ParseError e) { return ParseResult{e}; };
@@ -51,8 +53,8 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
   if (options.verify_checksum && internal::StoredChecksum(bytes) != internal::ComputeChecksum(bytes)) {
     return fail(ParseError::kChecksumMismatch);
   }
-  reader->blocks_ = reinterpret_cast<const unsigned char*>(bytes.data());
   reader->num_blocks_ = body / kBlockBytes;
+  reader->blocks_ = reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data());
   reader->num_probes_ = t.num_probes;
   reader->seed_ = t.seed;
   return {};
@@ -114,7 +116,6 @@ __attribute__((target("avx2"))) void ProbeAllAvx2(const unsigned char* blocks, s
 }  // namespace
 
 bool FilterReader::MayContainHash(uint64_t hash) const {
-  if (num_blocks_ == 0) return false;
   const unsigned char* block = blocks_ + internal::BlockIndex(hash, num_blocks_) * kBlockBytes;
 #if defined(__x86_64__)
   if (internal::UseAvx2()) return MayContainAvx2(block, internal::ProbeState(hash), num_probes_);

@@ -11,6 +11,7 @@
 // exactly the byte layout of the format. A lane fetches its word from the low
 // or high 32 bytes with two permutes and a blend, builds the single-bit mask
 // with a variable shift, and testc checks (word & mask) == mask in all lanes.
+// The powers and lane masks come from tables, so a round is ~14 instructions.
 
 #pragma once
 
@@ -24,27 +25,47 @@
 
 namespace linebloom::internal {
 
+// kActiveLanes.mask[k][j] is all-ones when probe j < k exists: lanes past
+// the last probe must not test anything.
+struct ActiveLanes {
+  alignas(32) uint32_t mask[kMaxProbes + 1][kMaxProbes];
+  constexpr ActiveLanes() : mask() {
+    for (int k = 0; k <= kMaxProbes; ++k) {
+      for (int j = 0; j < kMaxProbes; ++j) mask[k][j] = j < k ? 0xFFFFFFFFu : 0;
+    }
+  }
+};
+inline constexpr ActiveLanes kActiveLanes{};
+
+// True when probes 8r .. 8r+7 that exist are all set.
+__attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i high_words, __m256i state,
+                                                     int round, int num_probes) {
+  const __m256i powers = _mm256_load_si256(reinterpret_cast<const __m256i*>(kProbePowers.value + 8 * round));
+  const __m256i active =
+      _mm256_load_si256(reinterpret_cast<const __m256i*>(kActiveLanes.mask[num_probes] + 8 * round));
+  const __m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(state, powers), 23);
+  const __m256i word_index = _mm256_srli_epi32(bit, 5);
+  // Lanes whose word index has bit 3 set take the high half (blendv uses
+  // each lane's sign bit, hence the shift by 28).
+  const __m256 from_high = _mm256_castsi256_ps(_mm256_slli_epi32(word_index, 28));
+  const __m256i word = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
+                       _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), from_high));
+  // (bit & 31) is the bit within its 32-bit word.
+  const __m256i mask = _mm256_and_si256(
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31))), active);
+  return _mm256_testc_si256(word, mask);
+}
+
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a,
                                                               int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
   const __m256i state = _mm256_set1_epi32(static_cast<int>(a));
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (int round = 0; round * 8 < num_probes; ++round) {
-    const __m256i powers =
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(kProbePowers.value + 8 * round));
-    const __m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(state, powers), 23);
-    const __m256i word_index = _mm256_srli_epi32(bit, 5);
-    // Lanes whose word index has bit 3 set take the high half (blendv uses
-    // each lane's sign bit, hence the shift by 28).
-    const __m256 from_high = _mm256_castsi256_ps(_mm256_slli_epi32(word_index, 28));
-    const __m256i word = _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), from_high));
-    __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31)));
-    // Lanes past the last probe must not test anything.
-    mask = _mm256_and_si256(mask, _mm256_cmpgt_epi32(_mm256_set1_epi32(num_probes - 8 * round), lane));
-    if (!_mm256_testc_si256(word, mask)) return false;
+  // Up to 8 probes (every filter up to ~14 bits/key) take one round.
+  if (!RoundSet(low_words, high_words, state, 0, num_probes)) return false;
+  for (int round = 1; round * 8 < num_probes; ++round) {
+    if (!RoundSet(low_words, high_words, state, round, num_probes)) return false;
   }
   return true;
 }

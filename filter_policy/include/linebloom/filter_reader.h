@@ -75,7 +75,11 @@ class FilterReader {
   }
 
  private:
-  const unsigned char* blocks_ = nullptr;
+  // An empty filter points at one all-zero block, so queries need no
+  // "is it empty?" branch: block 0 of 0 blocks is that block, and no bit in
+  // it is set.
+  static const unsigned char kEmptyBlock[64];
+  const unsigned char* blocks_ = kEmptyBlock;
   size_t num_blocks_ = 0;
   int num_probes_ = 1;
   uint32_t seed_ = 0;
