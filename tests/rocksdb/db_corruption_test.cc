@@ -170,7 +170,7 @@ TEST_P(DamagedFilterWithoutBlockChecksums, EveryKeyFoundAndReasonLoggedOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Damage, DamagedFilterWithoutBlockChecksums,
+    Rocksdb, DamagedFilterWithoutBlockChecksums,
     ::testing::Values(CorruptionCase{"full_zeroed_bits", false, Damage::kZeroBits},
                       CorruptionCase{"full_future_version", false, Damage::kFutureVersion},
                       CorruptionCase{"partitioned_zeroed_bits", true, Damage::kZeroBits},
@@ -185,7 +185,7 @@ INSTANTIATE_TEST_SUITE_P(
 // every lookup re-reads the block, fails the checksum and treats the key as
 // "may match"), and nothing is written to the info log. What must hold is
 // that no present key is reported absent.
-TEST(DamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
+TEST(RocksdbDamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
   for (bool partitioned : {false, true}) {
     for (bool cached : {false, true}) {
       FilterMode mode;

@@ -149,7 +149,7 @@ FilterMode Mode(const char* name, void (*set)(FilterMode&)) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Modes, DbFilterModes,
+    Rocksdb, DbFilterModes,
     ::testing::Values(
         Mode("full", [](FilterMode&) {}),
         Mode("partitioned", [](FilterMode& m) { m.partitioned = true; }),

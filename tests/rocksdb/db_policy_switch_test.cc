@@ -97,7 +97,7 @@ TEST_P(DbPolicySwitch, OldFiltersAreIgnoredThenReplaced) {
 std::shared_ptr<const ::rocksdb::FilterPolicy> Linebloom() { return NewLinebloomFilterPolicy(10); }
 
 INSTANTIATE_TEST_SUITE_P(
-    Policies, DbPolicySwitch,
+    Rocksdb, DbPolicySwitch,
     ::testing::Values(Switch{"builtin_to_linebloom", Builtin, Linebloom, "linebloom"},
                       Switch{"linebloom_to_builtin", Linebloom, Builtin, "bloomfilter"}),
     [](const ::testing::TestParamInfo<Switch>& info) { return info.param.name; });
@@ -105,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
 // OPTIONS file round trip: RocksDB writes the policy's id and options into
 // the OPTIONS file; loading that file (with linebloom registered) gives back
 // the same policy, and a DB opened from it reads and writes linebloom filters.
-TEST(DbOptionsFile, PolicyAndItsOptionsComeBack) {
+TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
   RegisterLinebloomWithDefaultLibrary();
   TempDir dir;
   LinebloomPolicyOptions written;
@@ -155,7 +155,7 @@ TEST(DbOptionsFile, PolicyAndItsOptionsComeBack) {
 }
 
 // DB::Open validates the policy's options.
-TEST(DbOptionsValidation, OpenRejectsOutOfRangeBitsPerKey) {
+TEST(RocksdbOptionsValidation, OpenRejectsOutOfRangeBitsPerKey) {
   LinebloomPolicyOptions bad;
   bad.bits_per_key = 0.25;
   TempDir dir;

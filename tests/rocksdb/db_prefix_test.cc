@@ -123,7 +123,7 @@ TEST_P(DbPrefixFilter, PrefixSeeksNeverMissAndAbsentPrefixesAreFiltered) {
   EXPECT_EQ(policy->num_malformed_filters(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Prefix, DbPrefixFilter,
+INSTANTIATE_TEST_SUITE_P(Rocksdb, DbPrefixFilter,
                          ::testing::Values(PrefixCase{"whole_key_and_prefix", true, false},
                                            PrefixCase{"prefix_only", false, false},
                                            PrefixCase{"partitioned_whole_key_and_prefix", true, true},

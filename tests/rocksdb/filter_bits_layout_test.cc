@@ -46,7 +46,7 @@ std::shared_ptr<const ::rocksdb::FilterPolicy> Bloom(double bits_per_key) {
       ::rocksdb::NewBloomFilterPolicy(bits_per_key));
 }
 
-TEST(FilterBitsLayout, BuilderSlotsAnswerLikeABuilder) {
+TEST(RocksdbFilterBitsLayout, BuilderSlotsAnswerLikeABuilder) {
   auto policy = Bloom(10);
   PolicyFilterBuilder builder(*policy, /*format_version=*/5);
   EXPECT_EQ(builder.EstimateEntriesAdded(), 0u);
@@ -78,7 +78,7 @@ void ExpectFprNear(size_t false_positives, size_t queries, double theory) {
       << "measured " << measured << " theory " << theory;
 }
 
-TEST(FilterBitsLayout, BuiltinBloomThroughOurDeclaration) {
+TEST(RocksdbFilterBitsLayout, BuiltinBloomThroughOurDeclaration) {
   auto policy = Bloom(10);
   const auto present = MakeKeys('k', 0, 100000);
   const auto absent = MakeKeys('a', 0, 1000000);
@@ -96,7 +96,7 @@ TEST(FilterBitsLayout, BuiltinBloomThroughOurDeclaration) {
   ExpectFprNear(false_positives, absent.size(), BlockedFpr(10.0, 6));
 }
 
-TEST(FilterBitsLayout, BatchedMayMatchAgreesWithSingle) {
+TEST(RocksdbFilterBitsLayout, BatchedMayMatchAgreesWithSingle) {
   auto policy = Bloom(10);
   const auto present = MakeKeys('k', 0, 20000);
   const auto absent = MakeKeys('a', 0, 20000);
@@ -117,7 +117,7 @@ TEST(FilterBitsLayout, BatchedMayMatchAgreesWithSingle) {
   }
 }
 
-TEST(FilterBitsLayout, LegacyBloomAndRibbonHaveNoFalseNegatives) {
+TEST(RocksdbFilterBitsLayout, LegacyBloomAndRibbonHaveNoFalseNegatives) {
   const auto present = MakeKeys('k', 0, 20000);
   const auto absent = MakeKeys('a', 0, 100000);
   struct Case {
@@ -144,14 +144,14 @@ TEST(FilterBitsLayout, LegacyBloomAndRibbonHaveNoFalseNegatives) {
   }
 }
 
-TEST(FilterBitsLayout, EmptyFilterAnswersNo) {
+TEST(RocksdbFilterBitsLayout, EmptyFilterAnswersNo) {
   auto policy = Bloom(10);
   PolicyFilterBuilder builder(*policy, 5);
   PolicyFilter filter = builder.Finish();
   EXPECT_FALSE(filter.MayMatch("anything"));
 }
 
-TEST(FilterBitsLayout, FromBytesReadsAStoredFilter) {
+TEST(RocksdbFilterBitsLayout, FromBytesReadsAStoredFilter) {
   auto policy = Bloom(10);
   const auto present = MakeKeys('k', 0, 5000);
   std::string stored(BuildPolicyFilter(*policy, Views(present), 5).bytes());

@@ -43,14 +43,14 @@ size_t CountFalsePositives(const PolicyFilter& filter, const std::vector<std::st
   return fp;
 }
 
-TEST(LinebloomPolicy, NamesIdentifyLinebloom) {
+TEST(RocksdbPolicy, NamesIdentifyLinebloom) {
   auto policy = NewLinebloomFilterPolicy(10);
   EXPECT_STREQ(policy->Name(), "linebloom");
   EXPECT_STREQ(policy->CompatibilityName(), "linebloom");
   EXPECT_TRUE(policy->IsInstanceOf("linebloom"));
 }
 
-TEST(LinebloomPolicy, NoFalseNegativesAndTheoreticalFpr) {
+TEST(RocksdbPolicy, NoFalseNegativesAndTheoreticalFpr) {
   for (double bits : {10.0, 7.5}) {
     auto policy = NewLinebloomFilterPolicy(bits);
     const auto present = Keys(0, 100000, 2);
@@ -65,7 +65,7 @@ TEST(LinebloomPolicy, NoFalseNegativesAndTheoreticalFpr) {
   }
 }
 
-TEST(LinebloomPolicy, BatchedMayMatchEqualsSingle) {
+TEST(RocksdbPolicy, BatchedMayMatchEqualsSingle) {
   auto policy = NewLinebloomFilterPolicy(10);
   const auto present = Keys(0, 5000, 2);
   PolicyFilter filter = BuildPolicyFilter(*policy, Views(present));
@@ -87,7 +87,7 @@ TEST(LinebloomPolicy, BatchedMayMatchEqualsSingle) {
   for (size_t i = 0; i < 100; ++i) EXPECT_EQ(answers[i], batch[i]) << i;
 }
 
-TEST(LinebloomPolicy, EmptyFilterIsATrailerThatAnswersNo) {
+TEST(RocksdbPolicy, EmptyFilterIsATrailerThatAnswersNo) {
   auto policy = NewLinebloomFilterPolicy(10);
   PolicyFilterBuilder builder(*policy);
   PolicyFilter filter = builder.Finish();
@@ -99,7 +99,7 @@ TEST(LinebloomPolicy, EmptyFilterIsATrailerThatAnswersNo) {
   EXPECT_FALSE(answers[0] || answers[1] || answers[2]);
 }
 
-TEST(LinebloomPolicy, EstimateEntriesAddedCountsDistinctKeys) {
+TEST(RocksdbPolicy, EstimateEntriesAddedCountsDistinctKeys) {
   auto policy = NewLinebloomFilterPolicy(10);
   PolicyFilterBuilder builder(*policy);
   for (const auto& key : Keys(0, 100, 1)) {
@@ -113,7 +113,7 @@ TEST(LinebloomPolicy, EstimateEntriesAddedCountsDistinctKeys) {
 
 // Partitioned filters cut a partition after ApproximateNumEntries(
 // metadata_block_size) keys, so it must be the exact inverse of the sizing.
-TEST(LinebloomPolicy, ApproximateNumEntriesInvertsTheSizing) {
+TEST(RocksdbPolicy, ApproximateNumEntriesInvertsTheSizing) {
   for (double bits : {10.0, 7.3, 1.0, 100.0}) {
     auto policy = NewLinebloomFilterPolicy(bits);
     PolicyFilterBuilder builder(*policy);
@@ -151,7 +151,7 @@ const Damage kDamages[] = {
     {"misaligned body", [](std::string& f) { f.insert(0, 1, '\x5a'); }},
 };
 
-TEST(LinebloomPolicy, DamagedFilterAlwaysMayMatchAndIsReportedOncePerKind) {
+TEST(RocksdbPolicy, DamagedFilterAlwaysMayMatchAndIsReportedOncePerKind) {
   auto policy = NewLinebloomFilterPolicy(10);
   auto logger = std::make_shared<CapturingLogger>();
   policy->SetInfoLog(logger);
@@ -184,7 +184,7 @@ TEST(LinebloomPolicy, DamagedFilterAlwaysMayMatchAndIsReportedOncePerKind) {
   for (const auto& line : lines) std::printf("  logged: %s\n", line.c_str());
 }
 
-TEST(LinebloomPolicy, ChecksumVerificationCanBeTurnedOff) {
+TEST(RocksdbPolicy, ChecksumVerificationCanBeTurnedOff) {
   LinebloomPolicyOptions options;
   options.verify_checksum = false;
   auto policy = NewLinebloomFilterPolicy(options);
@@ -199,7 +199,7 @@ TEST(LinebloomPolicy, ChecksumVerificationCanBeTurnedOff) {
 
 // detect_filter_construct_corruption: RocksDB hands the finished filter back
 // to MaybePostVerify, which re-queries every key.
-TEST(LinebloomPolicy, PostVerifyCatchesAFilterMissingKeys) {
+TEST(RocksdbPolicy, PostVerifyCatchesAFilterMissingKeys) {
   auto policy = NewLinebloomFilterPolicy(10);
   ::rocksdb::BlockBasedTableOptions table_options;
   table_options.detect_filter_construct_corruption = true;
@@ -234,7 +234,7 @@ TEST(LinebloomPolicy, PostVerifyCatchesAFilterMissingKeys) {
   EXPECT_TRUE(status.IsCorruption()) << status.ToString();
 }
 
-class LinebloomOptionStrings : public ::testing::Test {
+class RocksdbOptionStrings : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { RegisterLinebloomWithDefaultLibrary(); }
 
@@ -255,7 +255,7 @@ class LinebloomOptionStrings : public ::testing::Test {
   }
 };
 
-TEST_F(LinebloomOptionStrings, AllFormsCreateTheConfiguredPolicy) {
+TEST_F(RocksdbOptionStrings, AllFormsCreateTheConfiguredPolicy) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy;
   ASSERT_TRUE(Create("linebloom", &policy).ok());
   EXPECT_EQ(AsLinebloom(policy).options().bits_per_key, 10.0);
@@ -277,7 +277,7 @@ TEST_F(LinebloomOptionStrings, AllFormsCreateTheConfiguredPolicy) {
   EXPECT_EQ(AsLinebloom(policy).options().bits_per_key, 9.0);
 }
 
-TEST_F(LinebloomOptionStrings, SerializedFormRoundTrips) {
+TEST_F(RocksdbOptionStrings, SerializedFormRoundTrips) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy, again;
   ASSERT_TRUE(Create("id=linebloom;bits_per_key=6.5;num_probes=3;verify_checksum=false",
                      &policy).ok());
@@ -292,7 +292,7 @@ TEST_F(LinebloomOptionStrings, SerializedFormRoundTrips) {
   EXPECT_TRUE(policy->AreEquivalent(config, again.get(), &mismatch)) << mismatch;
 }
 
-TEST_F(LinebloomOptionStrings, BadValuesAreErrors) {
+TEST_F(RocksdbOptionStrings, BadValuesAreErrors) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy;
   for (const char* bad : {"linebloom:", "linebloom:abc", "linebloom:0.5", "linebloom:1000",
                           "linebloom:10:x", "linebloomx",
@@ -308,7 +308,7 @@ TEST_F(LinebloomOptionStrings, BadValuesAreErrors) {
   EXPECT_EQ(policy, before);
 }
 
-TEST_F(LinebloomOptionStrings, ValidateOptionsRejectsOutOfRangeValues) {
+TEST_F(RocksdbOptionStrings, ValidateOptionsRejectsOutOfRangeValues) {
   const ::rocksdb::DBOptions db;
   const ::rocksdb::ColumnFamilyOptions cf;
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy;

@@ -17,7 +17,7 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 }  // namespace
 
 bool LinebloomBitsReader::MayMatch(const ::rocksdb::Slice& key) {
-  return reader_.MayContainHash(KeyHash(View(key), reader_.seed()));
+  return reader_.MayContain(View(key));
 }
 
 void LinebloomBitsReader::MayMatch(int num_keys, ::rocksdb::Slice** keys,
