@@ -1,0 +1,63 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// How a KvStore is opened and tuned. The defaults favour safety: every write
+// is fsynced before it is acknowledged.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "linebloom/kvstore/env.h"
+#include "linebloom/sstable/file.h"
+
+namespace linebloom::kvstore {
+
+// Levels are numbered 0 (fresh flushes) to kMaxLevels - 1; see docs/KVSTORE.md.
+inline constexpr int kMaxLevels = 8;
+
+// Filter memory per key for the runs of one level.
+using BitsPerKeyForLevel = std::function<double(int level)>;
+
+// The same bits per key at every level.
+BitsPerKeyForLevel UniformBitsPerKey(double bits_per_key);
+
+struct Options {
+  bool create_if_missing = true;
+  bool error_if_exists = false;
+
+  // The memtable is flushed to a new run once its approximate size (keys,
+  // values and per-entry overhead) reaches this.
+  size_t write_buffer_size = size_t{4} << 20;
+  // fsync the write-ahead log before a write is acknowledged. Without it an
+  // acknowledged write survives a process crash (it is in the kernel) but
+  // not a power loss until the next sync (Flush, Close).
+  bool sync_writes = true;
+
+  // Micro-SSTable data blocks.
+  size_t block_size = 4096;
+  bool compress = true;
+
+  // Filter bits per key for runs written at a level (flushes write level 0,
+  // compactions rebuild filters for their output level). Values are clamped
+  // to [1, 100] by the filter library.
+  BitsPerKeyForLevel bits_per_key = UniformBitsPerKey(10.0);
+  // A filter over the whole run, checked before the run's index: a Get for
+  // an absent key skips the run without touching it (docs/KVSTORE.md).
+  bool run_filters = true;
+  // A filter per data block, checked before reading the block.
+  bool block_filters = true;
+
+  // Size-tiered compaction: when a level holds this many runs they are
+  // merged into one run of the next level (>= 2).
+  size_t tier_fanout = 4;
+  // Compact after each flush when a level is full. Off: only Compact() does.
+  bool auto_compaction = true;
+
+  sstable::IoMode io_mode = sstable::IoMode::kBuffered;
+  // Not owned; nullptr means PosixEnv().
+  Env* env = nullptr;
+};
+
+}  // namespace linebloom::kvstore

@@ -1,0 +1,107 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The store's state and how it is guarded (docs/KVSTORE.md, "Concurrency"):
+//
+//  * write_mu_ serialises everything that changes the store: writes, flushes,
+//    compactions, Close. A flush or compaction therefore blocks writers (not
+//    readers) while it runs: simple, and this store is small.
+//  * state_mu_ guards only the read view: the current memtable and the
+//    immutable list of runs (shared_ptr snapshots). A reader copies both
+//    under the lock and then works without it; a flush or compaction swaps
+//    in new ones. Runs live as long as some snapshot holds them.
+//
+// Internal header.
+
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "compaction_picker.h"
+#include "linebloom/kvstore/kv_store.h"
+#include "manifest.h"
+#include "memtable.h"
+#include "merging_iterator.h"
+#include "run.h"
+#include "wal.h"
+
+namespace linebloom::kvstore {
+
+class KvStore::Impl {
+ public:
+  Impl(std::string dir, const Options& options);
+  ~Impl();
+
+  Status Recover();
+  Status Write(const WriteBatch& batch);
+  Status Get(std::string_view key, std::string* value) const;
+  Status Scan(std::string_view from, std::optional<std::string_view> to, const ScanVisitor& visit) const;
+  Status Flush();
+  Status Compact();
+  StoreStats Stats() const;
+  Status Close();
+
+ private:
+  struct Version {
+    std::vector<std::shared_ptr<internal::Run>> runs;  // newest first
+  };
+  struct ReadView {
+    std::shared_ptr<internal::MemTable> mem;
+    std::shared_ptr<const Version> version;
+  };
+
+  ReadView View() const;
+  Status CheckOpen() const;
+
+  // Recovery (kv_store.cc).
+  Status CreateStore(internal::ManifestState* state);
+  Status ReplayLog();
+  void RemoveObsoleteFiles();
+  void LoadStats();
+  void SaveStats();
+
+  // Writers (kv_store_write.cc); write_mu_ held.
+  Status FlushLocked();
+  Status MaybeCompactLocked();
+  Status CompactLocked(const internal::CompactionPick& pick);
+  Status BuildRun(internal::MergingIterator* input, int level, bool drop_tombstones,
+                  std::shared_ptr<internal::Run>* run);
+  // Installs `version` with `log_number` as the new MANIFEST; on failure
+  // removes `new_files` unless the rename happened (then the error sticks).
+  Status InstallLocked(const Version& version, uint64_t log_number, const std::vector<std::string>& new_files);
+  void RemoveRunFiles(uint64_t number);
+  void SetBackgroundError(const Status& s);
+
+  const std::string dir_;
+  const Options options_;
+  Env* const env_;
+  std::unique_ptr<FileLock> lock_;
+
+  mutable std::mutex write_mu_;
+  std::unique_ptr<internal::WalWriter> wal_;  // guarded by write_mu_
+  uint64_t log_number_ = 0;                    // guarded by write_mu_
+  uint64_t next_file_number_ = 1;              // guarded by write_mu_
+  // A failed log write, or a MANIFEST rename whose durability is unknown:
+  // writes are refused until the store is reopened. Guarded by write_mu_.
+  Status sticky_error_;
+  std::atomic<bool> closed_{true};
+
+  mutable std::mutex state_mu_;
+  std::shared_ptr<internal::MemTable> mem_;  // guarded by state_mu_
+  std::shared_ptr<const Version> version_;   // guarded by state_mu_
+
+  mutable std::mutex background_error_mu_;
+  std::string background_error_;
+
+  mutable std::atomic<uint64_t> gets_{0}, memtable_hits_{0}, scans_{0};
+  std::atomic<uint64_t> puts_{0}, deletes_{0}, flushes_{0}, compactions_{0};
+  uint64_t wal_records_replayed_ = 0, wal_bytes_dropped_ = 0;
+  // Per level, including runs since merged away.
+  mutable std::array<internal::AtomicLookupCounters, kMaxLevels> level_counters_;
+};
+
+}  // namespace linebloom::kvstore

@@ -1,0 +1,216 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <system_error>
+
+#include "linebloom/kvstore/env.h"
+
+namespace linebloom::kvstore {
+namespace {
+
+// No user-space buffer: each Append is write(2) calls until done, so a
+// record the store has acknowledged is in the kernel even when it is not
+// fsynced, and a process crash cannot lose it.
+class PosixWritableFile final : public WritableFile {
+ public:
+  PosixWritableFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Append(std::string_view data) override {
+    if (fd_ < 0) return Status::IOError(name_ + ": append after close");
+    while (!data.empty()) {
+      const ssize_t n = ::write(fd_, data.data(), data.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::FromErrno(name_ + ": write", errno);
+      }
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return Status::Ok();
+  }
+
+  Status Sync() override {
+    if (fd_ < 0) return Status::IOError(name_ + ": sync after close");
+    if (::fdatasync(fd_) != 0) return Status::FromErrno(name_ + ": fdatasync", errno);
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    if (fd_ < 0) return Status::Ok();
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) return Status::FromErrno(name_ + ": close", errno);
+    return Status::Ok();
+  }
+
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string name_;
+  int fd_;
+};
+
+class PosixFileLock final : public FileLock {
+ public:
+  explicit PosixFileLock(int fd) : fd_(fd) {}
+  ~PosixFileLock() override {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+Status OpenForWrite(const std::string& path, int flags, std::unique_ptr<WritableFile>* file) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags, 0644);
+  if (fd < 0) return Status::FromErrno(path + ": open for writing", errno);
+  *file = std::make_unique<PosixWritableFile>(path, fd);
+  return Status::Ok();
+}
+
+class PosixEnvImpl final : public Env {
+ public:
+  Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
+    return OpenForWrite(path, O_CREAT | O_TRUNC, file);
+  }
+
+  Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
+    return OpenForWrite(path, O_APPEND, file);
+  }
+
+  Status NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+                             std::unique_ptr<RandomAccessFile>* file) override {
+    return sstable::OpenRandomAccessFile(path, mode, file);
+  }
+
+  Status ReadFileToString(const std::string& path, std::string* contents) override {
+    contents->clear();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      if (err == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::FromErrno(path + ": open", err);
+    }
+    char buf[64 * 1024];
+    Status s;
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        s = Status::FromErrno(path + ": read", errno);
+        break;
+      }
+      if (n == 0) break;
+      contents->append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return s;
+  }
+
+  Status GetFileSize(const std::string& path, uint64_t* size) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      const int err = errno;
+      if (err == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::FromErrno(path + ": stat", err);
+    }
+    *size = static_cast<uint64_t>(st.st_size);
+    return Status::Ok();
+  }
+
+  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
+    names->clear();
+    std::error_code ec;
+    std::filesystem::directory_iterator it(dir, ec);
+    if (ec) return Status::IOError(dir + ": list directory: " + ec.message());
+    for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      names->push_back(it->path().filename().string());
+    }
+    if (ec) return Status::IOError(dir + ": list directory: " + ec.message());
+    return Status::Ok();
+  }
+
+  Status CreateDirIfMissing(const std::string& dir) override {
+    if (::mkdir(dir.c_str(), 0755) == 0) return Status::Ok();
+    const int err = errno;
+    struct stat st;
+    if (err == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Status::Ok();
+    if (err == EEXIST) return Status::InvalidArgument(dir + ": exists and is not a directory");
+    return Status::FromErrno(dir + ": mkdir", err);
+  }
+
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      return Status::FromErrno(from + ": rename to " + to, errno);
+    }
+    return Status::Ok();
+  }
+
+  Status RemoveFile(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) {
+      const int err = errno;
+      if (err == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::FromErrno(path + ": unlink", err);
+    }
+    return Status::Ok();
+  }
+
+  Status TruncateFile(const std::string& path, uint64_t size) override {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return Status::FromErrno(path + ": open for truncation", errno);
+    Status s;
+    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      s = Status::FromErrno(path + ": ftruncate", errno);
+    } else if (::fsync(fd) != 0) {
+      s = Status::FromErrno(path + ": fsync", errno);
+    }
+    ::close(fd);
+    return s;
+  }
+
+  Status SyncDir(const std::string& dir) override {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Status::FromErrno(dir + ": open directory", errno);
+    Status s;
+    if (::fsync(fd) != 0) s = Status::FromErrno(dir + ": fsync directory", errno);
+    ::close(fd);
+    return s;
+  }
+
+  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::FromErrno(path + ": open lock file", errno);
+    // flock locks belong to the open file description, so a second open of
+    // the same store in this process is refused just like another process.
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK) {
+        return Status::IOError(path + ": the store is locked: another process (or another open "
+                                      "KvStore in this process) is using it");
+      }
+      return Status::FromErrno(path + ": flock", err);
+    }
+    *lock = std::make_unique<PosixFileLock>(fd);
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+Env* PosixEnv() {
+  static PosixEnvImpl env;  // stateless, so safe to use during static destruction
+  return &env;
+}
+
+}  // namespace linebloom::kvstore
