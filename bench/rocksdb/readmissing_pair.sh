@@ -3,6 +3,10 @@
 # 10 bits/key (builtin.OPTIONS = bloomfilter:10 at format_version 5, i.e.
 # what -bloom_bits=10 builds), with otherwise identical OPTIONS files.
 #
+# Besides db_bench's wall-clock ops/s, the CPU time (user + sys) of each
+# readmissing process is reported per lookup: on a shared machine the
+# wall-clock rate mostly measures how much of a core the run was given.
+#
 # Each policy gets its own DB (fillrandom, then flush and compact with waits
 # for background work, so both DBs end in the same LSM shape and every
 # missing key consults one filter); then readmissing runs REPEATS times per
@@ -42,31 +46,48 @@ for policy in linebloom builtin; do
   echo "  $policy LSM shape (level:files): $(cat "$work/shape-$policy.txt")" >&2
 done
 
-printf '%-10s %4s %12s %10s %10s %9s\n' policy run ops/s useful positive fpr%
+# Total CPU seconds (user + sys) of this shell's finished children, from
+# `times`, which must run in this shell (a $(...) subshell has no children
+# yet), hence the file.
+cpu_of_times() {
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } print t }' "$1"
+}
+
+printf '%-10s %4s %12s %12s %10s %10s %9s\n' policy run ops/s cpu-ns/op useful positive fpr%
 r=1
 while [ $r -le "$repeats" ]; do
   for policy in linebloom builtin; do
     out="$work/read-$policy-$r.out"
+    times >"$work/times0.txt"
     run $policy readmissing --use_existing_db=1 --reads="$reads" --seed=$((100 + r)) >"$out" 2>&1
-    awk -v policy=$policy -v run=$r '
+    times >"$work/times1.txt"
+    cpu0=$(cpu_of_times "$work/times0.txt")
+    cpu1=$(cpu_of_times "$work/times1.txt")
+    awk -v policy=$policy -v run=$r -v cpu="$cpu0 $cpu1" -v reads="$reads" '
       /^readmissing/ { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") ops = $i }
       $1 == "rocksdb.bloom.filter.useful" && $2 == "COUNT" { u = $4 }
       $1 == "rocksdb.bloom.filter.full.positive" && $2 == "COUNT" { p = $4 }
-      END { printf "%-10s %4d %12d %10d %10d %9.4f\n", policy, run, ops, u, p, 100 * p / (u + p) }' "$out"
+      END { split(cpu, c, " ")
+            printf "%-10s %4d %12d %12.0f %10d %10d %9.4f\n", policy, run, ops, 1e9 * (c[2] - c[1]) / reads,
+                   u, p, 100 * p / (u + p) }' "$out"
   done
   r=$((r + 1))
 done | tee "$work/summary.txt"
 
-# Medians of ops/s and the pooled false-positive rate per policy.
-awk 'NR > 0 {
-       ops[$1] = ops[$1] " " $3; u[$1] += $4; p[$1] += $5; n[$1]++
+# Medians of ops/s and CPU per lookup, and the pooled false-positive rate.
+awk 'function median(list,   a, m, i, j, t) {
+       m = split(substr(list, 2), a, " ")
+       for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+       return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
      }
+     { ops[$1] = ops[$1] " " $3; cpu[$1] = cpu[$1] " " $4; u[$1] += $5; p[$1] += $6 }
      END {
        for (k in ops) {
-         m = split(substr(ops[k], 2), a, " ")
-         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-         med[k] = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-         printf "%-10s median %10.0f ops/s  pooled FPR %.4f %% (%d of %d lookups)\n", k, med[k], 100 * p[k] / (u[k] + p[k]), p[k], u[k] + p[k]
+         mo[k] = median(ops[k]); mc[k] = median(cpu[k])
+         printf "%-10s median %9.0f ops/s  %6.0f cpu-ns/op  pooled FPR %.4f %% (%d of %d lookups)\n",
+                k, mo[k], mc[k], 100 * p[k] / (u[k] + p[k]), p[k], u[k] + p[k]
        }
-       if (med["builtin"] > 0) printf "linebloom / builtin readmissing throughput: %.3f\n", med["linebloom"] / med["builtin"]
+       if (mo["builtin"] > 0)
+         printf "linebloom / builtin: throughput %.3f, cpu per lookup %.3f\n",
+                mo["linebloom"] / mo["builtin"], mc["linebloom"] / mc["builtin"]
      }' "$work/summary.txt"
