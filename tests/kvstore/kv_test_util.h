@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "linebloom/kvstore/env.h"
 #include "linebloom/kvstore/kv_store.h"
 
 namespace linebloom::kvstore::testing {
@@ -86,5 +87,62 @@ inline void ExpectCounterIdentities(const LookupCounters& c, const std::string& 
   EXPECT_LE(c.run_filter_negatives, c.run_filter_checks) << where;
   EXPECT_LE(c.block_filter_negatives, c.block_filter_checks) << where;
 }
+
+// PosixEnv without fsync: for tests whose durability is modelled by a
+// FaultInjectionEnv on top (or not tested at all), where real syncs would
+// only cost time.
+class NoSyncEnv final : public Env {
+ public:
+  Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
+    std::unique_ptr<WritableFile> base;
+    if (Status s = PosixEnv()->NewWritableFile(path, &base); !s.ok()) return s;
+    *file = std::make_unique<File>(std::move(base));
+    return Status::Ok();
+  }
+  Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
+    std::unique_ptr<WritableFile> base;
+    if (Status s = PosixEnv()->NewAppendableFile(path, &base); !s.ok()) return s;
+    *file = std::make_unique<File>(std::move(base));
+    return Status::Ok();
+  }
+  Status NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+                             std::unique_ptr<RandomAccessFile>* file) override {
+    return PosixEnv()->NewRandomAccessFile(path, mode, file);
+  }
+  Status ReadFileToString(const std::string& path, std::string* contents) override {
+    return PosixEnv()->ReadFileToString(path, contents);
+  }
+  Status GetFileSize(const std::string& path, uint64_t* size) override { return PosixEnv()->GetFileSize(path, size); }
+  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
+    return PosixEnv()->GetChildren(dir, names);
+  }
+  Status CreateDirIfMissing(const std::string& dir) override { return PosixEnv()->CreateDirIfMissing(dir); }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    return PosixEnv()->RenameFile(from, to);
+  }
+  Status RemoveFile(const std::string& path) override { return PosixEnv()->RemoveFile(path); }
+  Status TruncateFile(const std::string& path, uint64_t size) override {
+    std::error_code ec;
+    std::filesystem::resize_file(path, size, ec);
+    return ec ? Status::IOError(path + ": truncate: " + ec.message()) : Status::Ok();
+  }
+  Status SyncDir(const std::string&) override { return Status::Ok(); }
+  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
+    return PosixEnv()->LockFile(path, lock);
+  }
+
+ private:
+  class File final : public WritableFile {
+   public:
+    explicit File(std::unique_ptr<WritableFile> base) : base_(std::move(base)) {}
+    Status Append(std::string_view data) override { return base_->Append(data); }
+    Status Sync() override { return Status::Ok(); }
+    Status Close() override { return base_->Close(); }
+    const std::string& name() const override { return base_->name(); }
+
+   private:
+    std::unique_ptr<WritableFile> base_;
+  };
+};
 
 }  // namespace linebloom::kvstore::testing

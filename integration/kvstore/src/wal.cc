@@ -12,13 +12,25 @@
 namespace linebloom::kvstore::internal {
 namespace {
 
-uint64_t RecordChecksum(std::string_view length_type_payload) {
-  return XXH3_64bits(length_type_payload.data(), length_type_payload.size());
+uint32_t HeaderCheck(std::string_view length_type) {
+  return static_cast<uint32_t>(XXH3_64bits(length_type.data(), length_type.size()));
+}
+
+uint64_t RecordChecksum(std::string_view length_type, std::string_view payload) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, length_type.data(), length_type.size());
+  XXH3_64bits_update(&state, payload.data(), payload.size());
+  return XXH3_64bits_digest(&state);
 }
 
 bool AllZero(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
+
+// Offsets inside a record header.
+constexpr size_t kLengthTypeSize = 5;   // length (u32) + type (u8)
+constexpr size_t kChecksumOffset = 9;   // after the header check (u32)
 
 }  // namespace
 
@@ -29,15 +41,16 @@ std::string WalFileHeader() {
 }
 
 std::string EncodeWalRecord(WalRecordType type, std::string_view payload) {
-  std::string body;
-  body.reserve(5 + payload.size());
-  PutFixed32(&body, static_cast<uint32_t>(payload.size()));
-  body.push_back(static_cast<char>(type));
-  body.append(payload);
   std::string record;
-  record.reserve(8 + body.size());
-  PutFixed64(&record, RecordChecksum(body));
-  record.append(body);
+  record.reserve(kWalRecordHeaderSize + payload.size());
+  PutFixed32(&record, static_cast<uint32_t>(payload.size()));
+  record.push_back(static_cast<char>(type));
+  const std::string_view length_type(record.data(), kLengthTypeSize);
+  const uint32_t check = HeaderCheck(length_type);
+  const uint64_t checksum = RecordChecksum(length_type, payload);
+  PutFixed32(&record, check);
+  PutFixed64(&record, checksum);
+  record.append(payload);
   return record;
 }
 
@@ -56,10 +69,11 @@ Status ReplayWal(const std::string& name, std::string_view contents, const WalRe
   if (contents.substr(0, kWalMagic.size()) != kWalMagic) {
     return Status::CorruptionAt(name, 0, "not a linebloom-kv log (bad magic)");
   }
-  if (static_cast<uint8_t>(contents[kWalMagic.size()]) != kWalVersion) {
-    return Status::NotSupported(name + ": log format version " +
-                                std::to_string(static_cast<uint8_t>(contents[kWalMagic.size()])) +
-                                " (this build reads version 1)");
+  if (const auto version = static_cast<uint8_t>(contents[kWalMagic.size()]); version != kWalVersion) {
+    return Status::NotSupported(std::string(name)
+                                    .append(": log format version ")
+                                    .append(std::to_string(version))
+                                    .append(" (this build reads version 1)"));
   }
 
   uint64_t pos = kWalHeaderSize;
@@ -70,24 +84,30 @@ Status ReplayWal(const std::string& name, std::string_view contents, const WalRe
   };
   while (pos < contents.size()) {
     const std::string_view rest = contents.substr(pos);
+    // A crash mid-append leaves a prefix of the record: its bytes are right
+    // as far as they go. Zeros are space the file system allocated but the
+    // crash never filled.
+    if (AllZero(rest)) return torn_tail();
+    if (rest.size() >= kChecksumOffset &&
+        HeaderCheck(rest.substr(0, kLengthTypeSize)) != DecodeFixed32(rest.data() + kLengthTypeSize)) {
+      return Status::CorruptionAt(name, pos, "log record header check mismatch");
+    }
     if (rest.size() < kWalRecordHeaderSize) return torn_tail();
-    const uint64_t checksum = DecodeFixed64(rest.data());
-    const uint32_t length = DecodeFixed32(rest.data() + 8);
+    const uint32_t length = DecodeFixed32(rest.data());
     if (length > rest.size() - kWalRecordHeaderSize) return torn_tail();
-    const std::string_view body = rest.substr(8, 5 + size_t{length});
+    const std::string_view payload = rest.substr(kWalRecordHeaderSize, length);
     const uint64_t end = pos + kWalRecordHeaderSize + length;
-    if (RecordChecksum(body) != checksum) {
-      // A damaged record is indistinguishable from a torn write only at the
-      // very end of the log (or when only zeros follow: space the file
-      // system allocated but the crash never filled).
-      if (end == contents.size() || AllZero(rest)) return torn_tail();
+    if (RecordChecksum(rest.substr(0, kLengthTypeSize), payload) != DecodeFixed64(rest.data() + kChecksumOffset)) {
+      // At the very end of the log this is what a power loss leaves when the
+      // file's size reached the disk before its data did.
+      if (end == contents.size()) return torn_tail();
       return Status::CorruptionAt(name, pos, "log record checksum mismatch (records follow it)");
     }
-    const auto type = static_cast<uint8_t>(body[4]);
+    const auto type = static_cast<uint8_t>(rest[4]);
     if (type != static_cast<uint8_t>(WalRecordType::kWriteBatch)) {
       return Status::CorruptionAt(name, pos, std::string("unknown log record type ").append(std::to_string(type)));
     }
-    if (Status s = visit(WalRecordType::kWriteBatch, body.substr(5), pos); !s.ok()) return s;
+    if (Status s = visit(WalRecordType::kWriteBatch, payload, pos); !s.ok()) return s;
     ++result->records;
     pos = end;
   }

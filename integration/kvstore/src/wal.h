@@ -1,8 +1,9 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // The write-ahead log: an 8-byte header, then records of
-//   checksum (u64, XXH3-64 of the next three fields) | length (u32) |
-//   type (u8) | payload (length bytes)
+//   length (u32) | type (u8) | header check (u32) | checksum (u64) | payload
+// The header check covers length and type, so a damaged length is caught
+// before it is trusted; the checksum covers length, type and payload.
 // Byte layout and recovery rules: docs/KVSTORE.md, "WAL". Internal header.
 
 #pragma once
@@ -20,7 +21,7 @@ namespace linebloom::kvstore::internal {
 inline constexpr std::string_view kWalMagic = "LBKVWAL";  // then the version byte
 inline constexpr uint8_t kWalVersion = 1;
 inline constexpr size_t kWalHeaderSize = 8;
-inline constexpr size_t kWalRecordHeaderSize = 13;
+inline constexpr size_t kWalRecordHeaderSize = 17;
 // A record's payload is a WriteBatch; larger batches are refused.
 inline constexpr size_t kMaxWalPayload = size_t{1} << 30;
 
@@ -42,11 +43,13 @@ struct WalReplayResult {
 
 using WalRecordVisitor = std::function<Status(WalRecordType type, std::string_view payload, uint64_t offset)>;
 
-// Replays the log `contents` (read from `name`). The last record may be torn
-// (shorter than its length, a bad checksum and nothing after it, or followed
-// by zeros only): it is dropped and counted. A damaged record with intact
-// bytes after it is a Corruption naming the file and offset, as are a bad
-// header and an unknown record type; a newer log version is NotSupported.
+// Replays the log `contents` (read from `name`). A torn last record - one a
+// crash cut short (an incomplete header, or an intact header whose payload
+// runs past the end), one whose payload checksum fails with nothing after
+// it, or zeros the file system left - is dropped and counted. Any other
+// damage (a bad header check, a bad checksum with bytes after the record, an
+// unknown record type, a bad file header) is a Corruption naming the file
+// and offset; a newer log version is NotSupported.
 Status ReplayWal(const std::string& name, std::string_view contents, const WalRecordVisitor& visit,
                  WalReplayResult* result);
 

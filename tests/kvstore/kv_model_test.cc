@@ -1,0 +1,143 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Model-based randomized test: thousands of random puts, deletes, gets,
+// scans, flushes, compactions and reopens against a std::map, over several
+// seeds. The store must agree with the model after every operation.
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kv_test_util.h"
+
+namespace linebloom::kvstore {
+namespace {
+
+using testing::TempDir;
+
+struct ModelParams {
+  uint64_t seed;
+  bool run_filters;
+  bool block_filters;
+};
+
+class KvModelTest : public ::testing::TestWithParam<ModelParams> {};
+
+// Keys from a small space so overwrites, deletes of live keys and
+// absent-key lookups are all common; some share prefixes, one is empty.
+std::string RandomKey(std::mt19937_64& rng) {
+  const uint64_t n = rng() % 400;
+  if (n == 0) return "";
+  std::string key = std::string("key").append(std::to_string(n % 200));
+  if (n >= 200) key.append("/").append(std::to_string(n % 7));
+  return key;
+}
+
+std::string RandomValue(std::mt19937_64& rng) {
+  const size_t len = rng() % 4 == 0 ? 0 : rng() % 300;
+  std::string v(len, '\0');
+  for (char& c : v) c = static_cast<char>(rng());
+  return v;
+}
+
+TEST_P(KvModelTest, StoreAgreesWithAMap) {
+  const ModelParams param = GetParam();
+  std::mt19937_64 rng(param.seed);
+  TempDir dir;
+  Options o;
+  o.sync_writes = false;  // reopen goes through Close, which syncs
+  o.write_buffer_size = 8 << 10;  // flushes happen on their own, often
+  o.block_size = 512;             // several blocks per run
+  o.tier_fanout = 3;
+  o.run_filters = param.run_filters;
+  o.block_filters = param.block_filters;
+  o.bits_per_key = [](int level) { return 6.0 + 2 * level; };  // differs per level
+
+  std::unique_ptr<KvStore> store;
+  ASSERT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
+  std::map<std::string, std::string> model;
+  constexpr int kOps = 4000;
+  int reopens = 0, flushes = 0, compactions = 0;
+  for (int op = 0; op < kOps; ++op) {
+    const uint64_t dice = rng() % 1000;
+    if (dice < 450) {
+      const std::string key = RandomKey(rng), value = RandomValue(rng);
+      ASSERT_TRUE(store->Put(key, value).ok());
+      model[key] = value;
+    } else if (dice < 600) {
+      const std::string key = RandomKey(rng);
+      ASSERT_TRUE(store->Delete(key).ok());
+      model.erase(key);
+    } else if (dice < 640) {
+      WriteBatch batch;
+      for (int i = 0, n = static_cast<int>(rng() % 8); i < n; ++i) {
+        const std::string key = RandomKey(rng);
+        if (rng() % 3 == 0) {
+          batch.Delete(key);
+          model.erase(key);
+        } else {
+          const std::string value = RandomValue(rng);
+          batch.Put(key, value);
+          model[key] = value;
+        }
+      }
+      ASSERT_TRUE(store->Write(batch).ok());
+    } else if (dice < 900) {
+      const std::string key = RandomKey(rng);
+      std::string value;
+      Status s = store->Get(key, &value);
+      auto it = model.find(key);
+      if (it == model.end()) {
+        ASSERT_TRUE(s.IsNotFound()) << "op " << op << " key " << key << ": " << s.ToString();
+      } else {
+        ASSERT_TRUE(s.ok()) << "op " << op << " key " << key << ": " << s.ToString();
+        ASSERT_EQ(value, it->second) << "op " << op << " key " << key;
+      }
+    } else if (dice < 960) {
+      std::string from = RandomKey(rng), to = RandomKey(rng);
+      std::optional<std::string_view> end;
+      if (rng() % 4 != 0) end = to;
+      std::vector<std::pair<std::string, std::string>> got;
+      ASSERT_TRUE(store->Scan(from, end, &got).ok());
+      std::vector<std::pair<std::string, std::string>> want;
+      for (auto it = model.lower_bound(from); it != model.end() && (!end || it->first < *end); ++it) {
+        want.emplace_back(it->first, it->second);
+      }
+      ASSERT_EQ(got, want) << "op " << op << " scan [" << from << ", " << (end ? to : "end") << ")";
+    } else if (dice < 975) {
+      ASSERT_TRUE(store->Flush().ok());
+      ++flushes;
+    } else if (dice < 983) {
+      ASSERT_TRUE(store->Compact().ok());
+      ++compactions;
+    } else {
+      ASSERT_TRUE(store->Close().ok());
+      store.reset();
+      ASSERT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
+      ++reopens;
+    }
+  }
+  EXPECT_EQ(testing::Contents(*store), model);
+  const StoreStats st = store->Stats();
+  testing::ExpectCounterIdentities(st.total, "total");
+  for (const RunStats& r : st.runs) testing::ExpectCounterIdentities(r.counters, "run");
+  // The run saw real traffic of every kind.
+  EXPECT_GT(reopens, 10);
+  EXPECT_GT(flushes + static_cast<int>(st.flushes), 20);
+  EXPECT_GT(compactions, 5);
+  EXPECT_GT(st.total.lookups, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, KvModelTest,
+                         ::testing::Values(ModelParams{1, true, true}, ModelParams{2, true, true},
+                                           ModelParams{3, true, true}, ModelParams{4, false, true},
+                                           ModelParams{5, true, false}, ModelParams{6, false, false}),
+                         [](const auto& info) {
+                           const ModelParams& p = info.param;
+                           return std::string("seed").append(std::to_string(p.seed))
+                               .append(p.run_filters ? "_runfilter" : "_norunfilter")
+                               .append(p.block_filters ? "_blockfilter" : "_noblockfilter");
+                         });
+
+}  // namespace
+}  // namespace linebloom::kvstore
