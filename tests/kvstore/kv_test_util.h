@@ -67,6 +67,14 @@ inline void WriteBytes(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
+// Overwrites one byte in place (no truncation, which some file systems
+// answer with a flush).
+inline void PatchByte(const std::string& path, size_t offset, char byte) {
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(byte);
+}
+
 // Files in `dir` whose names end in `suffix`, sorted.
 inline std::vector<std::string> FilesWithSuffix(const std::string& dir, const std::string& suffix) {
   std::vector<std::string> out;
