@@ -1,0 +1,92 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "rocksdb_block_filter.h"
+
+#include <rocksdb/filter_policy.h>
+
+#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/filter_bits.h"
+
+namespace linebloom::harness {
+namespace {
+
+constexpr size_t kMetadataBytes = 5;
+
+class Builder final : public sstable::BlockFilterBuilder {
+ public:
+  explicit Builder(const rocksdb::FilterPolicy& policy) : builder_(policy, /*format_version=*/5) {}
+  void AddKey(std::string_view key) override {
+    builder_.AddKey(key);
+    ++keys_;
+  }
+  size_t NumKeys() const override { return keys_; }
+  std::string Finish() override {
+    keys_ = 0;
+    return std::string(builder_.Finish().bytes());
+  }
+
+ private:
+  rocksdb_plugin::PolicyFilterBuilder builder_;
+  size_t keys_ = 0;
+};
+
+class Reader final : public sstable::BlockFilterReader {
+ public:
+  explicit Reader(std::unique_ptr<rocksdb::FilterBitsReader> reader) : reader_(std::move(reader)) {}
+  bool MayMatch(std::string_view key) const override {
+    return reader_->MayMatch(rocksdb::Slice(key.data(), key.size()));
+  }
+
+ private:
+  std::unique_ptr<rocksdb::FilterBitsReader> reader_;
+};
+
+class Policy final : public sstable::BlockFilterPolicy {
+ public:
+  explicit Policy(double bits_per_key) : policy_(rocksdb::NewBloomFilterPolicy(bits_per_key, false)) {}
+
+  std::string Name() const override { return std::string(kRocksdbBloomPolicyName); }
+
+  std::unique_ptr<sstable::BlockFilterBuilder> NewBuilder() const override {
+    return std::make_unique<Builder>(*policy_);
+  }
+
+  // RocksDB's reader trusts its input (its SST blocks are checksummed, as
+  // ours are); only the fast cache-local Bloom layout is accepted here.
+  sstable::Status NewReader(std::string_view bytes,
+                            std::unique_ptr<sstable::BlockFilterReader>* out) const override {
+    RocksdbBloomShape shape;
+    if (!ParseRocksdbBloom(bytes, &shape)) {
+      return sstable::Status::Corruption("not a RocksDB format_version 5 Bloom filter");
+    }
+    std::unique_ptr<rocksdb::FilterBitsReader> reader(
+        policy_->GetFilterBitsReader(rocksdb::Slice(bytes.data(), bytes.size())));
+    if (!reader) return sstable::Status::Corruption("RocksDB refused the filter");
+    *out = std::make_unique<Reader>(std::move(reader));
+    return sstable::Status::Ok();
+  }
+
+ private:
+  std::unique_ptr<const rocksdb::FilterPolicy> policy_;
+};
+
+}  // namespace
+
+std::shared_ptr<const sstable::BlockFilterPolicy> NewRocksdbBloomPolicy(double bits_per_key) {
+  return std::make_shared<Policy>(bits_per_key);
+}
+
+bool ParseRocksdbBloom(std::string_view bytes, RocksdbBloomShape* shape) {
+  if (bytes.size() < kMetadataBytes || (bytes.size() - kMetadataBytes) % 64 != 0) return false;
+  const auto* meta = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - kMetadataBytes);
+  // 0xFF marks the newer Bloom implementations, 0 the cache-local one; the
+  // top 3 bits of the probes byte encode the line size (0 = 64 bytes).
+  if (meta[0] != 0xFF || meta[1] != 0 || meta[2] == 0 || meta[2] > 30 || meta[3] != 0 || meta[4] != 0) {
+    return false;
+  }
+  shape->num_lines = (bytes.size() - kMetadataBytes) / 64;
+  shape->num_probes = meta[2];
+  return true;
+}
+
+}  // namespace linebloom::harness
