@@ -7,6 +7,7 @@
 // must agree with Get; and all of it must survive a reopen and further
 // compactions.
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "db_fixture.h"
 #include "linebloom/bloom_math.h"
+#include "linebloom/rocksdb/filter_bits.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 namespace linebloom::rocksdb_plugin {
@@ -37,6 +39,20 @@ std::vector<std::string> AbsentKeys(size_t first_j, size_t count_j) {
     for (size_t r : {1, 3, 5, 7}) keys.push_back(Key(kStride * j + r));
   }
   return keys;
+}
+
+// The batched MultiGet API (the std::vector overload looks keys up one at a
+// time and never reaches the filter's batched MayMatch).
+std::vector<::rocksdb::Status> BatchedMultiGet(::rocksdb::DB& db,
+                                               const std::vector<::rocksdb::Slice>& keys,
+                                               std::vector<std::string>* values) {
+  std::vector<::rocksdb::PinnableSlice> pinned(keys.size());
+  std::vector<::rocksdb::Status> statuses(keys.size());
+  db.MultiGet(::rocksdb::ReadOptions(), db.DefaultColumnFamily(), keys.size(), keys.data(),
+              pinned.data(), statuses.data());
+  values->clear();
+  for (auto& p : pinned) values->push_back(p.ToString());
+  return statuses;
 }
 
 void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
@@ -80,8 +96,7 @@ void ExpectMultiGetEqualsGet(::rocksdb::DB& db, ::rocksdb::Statistics& stats) {
   for (size_t start = 0; start < keys.size(); start += kBatch) {
     std::vector<::rocksdb::Slice> slices(keys.begin() + start, keys.begin() + start + kBatch);
     std::vector<std::string> values;
-    std::vector<::rocksdb::Status> statuses =
-        db.MultiGet(::rocksdb::ReadOptions(), slices, &values);
+    std::vector<::rocksdb::Status> statuses = BatchedMultiGet(db, slices, &values);
     for (size_t i = 0; i < kBatch; ++i) {
       const std::string& key = keys[start + i];
       std::string value;
@@ -139,6 +154,59 @@ TEST_P(DbFilterModes, FindsEveryKeyAndFiltersAbsentOnes) {
   ExpectFilteredAtTheoreticalRate(*db, *options.statistics,
                                   AbsentKeys(kPresent / 2, kPresent - 1), "after more compactions");
   EXPECT_EQ(policy->num_malformed_filters(), 0u);
+}
+
+// A linebloom policy whose readers count how RocksDB calls them.
+class CountingPolicy : public LinebloomFilterPolicy {
+ public:
+  struct Counts {
+    std::atomic<uint64_t> single{0}, batches{0}, batched_keys{0};
+  };
+  ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override {
+    return new Reader(LinebloomFilterPolicy::GetFilterBitsReader(contents), counts_.get());
+  }
+  const Counts& counts() const { return *counts_; }
+
+ private:
+  class Reader : public ::rocksdb::FilterBitsReader {
+   public:
+    Reader(::rocksdb::FilterBitsReader* inner, Counts* counts) : inner_(inner), counts_(counts) {}
+    bool MayMatch(const ::rocksdb::Slice& key) override {
+      ++counts_->single;
+      return inner_->MayMatch(key);
+    }
+    void MayMatch(int n, ::rocksdb::Slice** keys, bool* may_match) override {
+      ++counts_->batches;
+      counts_->batched_keys += static_cast<uint64_t>(n);
+      inner_->MayMatch(n, keys, may_match);
+    }
+
+   private:
+    std::unique_ptr<::rocksdb::FilterBitsReader> inner_;
+    Counts* counts_;
+  };
+  std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();
+};
+
+// MultiGet reaches the reader's batched MayMatch (not a loop of single
+// calls), in batches of at most 32 keys.
+TEST(RocksdbMultiGet, UsesTheBatchedReader) {
+  TempDir dir;
+  auto policy = std::make_shared<CountingPolicy>();
+  auto db = OpenDb(MakeOptions(policy, FilterMode()), dir.path());
+  ASSERT_TRUE(db);
+  PutAll(*db, Keys(0, 5000, kStride));
+  FlushAndCompact(*db);
+  const uint64_t single_before = policy->counts().single;
+  const auto absent = AbsentKeys(0, 1000);  // 4000 keys
+  std::vector<::rocksdb::Slice> slices(absent.begin(), absent.end());
+  std::vector<std::string> values;
+  const auto statuses = BatchedMultiGet(*db, slices, &values);
+  for (const auto& s : statuses) ASSERT_TRUE(s.IsNotFound()) << s.ToString();
+  const auto& c = policy->counts();
+  EXPECT_EQ(c.batched_keys, absent.size());
+  EXPECT_GE(c.batches * 32, absent.size()) << "batches of at most 32";
+  EXPECT_EQ(c.single, single_before) << "MultiGet made single-key calls";
 }
 
 FilterMode Mode(const char* name, void (*set)(FilterMode&)) {
