@@ -163,8 +163,10 @@ std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   return configs;
 }
 
-bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& options, Progress* progress,
+bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& options, Progress* shown_progress,
                ConfigResult* r, std::string* direct_note, std::string* error) {
+  Progress quiet(0, /*enabled=*/false);
+  Progress* progress = shown_progress ? shown_progress : &quiet;
   *r = ConfigResult{};
   r->name = spec.name;
   r->keys = w.keys.size();

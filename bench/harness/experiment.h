@@ -85,6 +85,7 @@ struct ConfigResult {
 };
 
 // Writes the table for `spec`, runs the lookups, returns the measurements.
+// `progress` may be null.
 // Fails (false, *error) only on an I/O or corruption error. `direct_note`
 // receives a message if O_DIRECT had to be skipped.
 bool RunConfig(const ConfigSpec& spec, const Workload& workload, const RunOptions& options,

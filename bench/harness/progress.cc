@@ -11,8 +11,8 @@ namespace linebloom::harness {
 
 using Clock = std::chrono::steady_clock;
 
-Progress::Progress(uint64_t total)
-    : total_(std::max<uint64_t>(total, 1)), enabled_(::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+Progress::Progress(uint64_t total, bool enabled)
+    : total_(std::max<uint64_t>(total, 1)), enabled_(enabled && ::isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
 
 Progress::~Progress() { Clear(); }
 

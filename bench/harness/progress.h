@@ -13,8 +13,8 @@ namespace linebloom::harness {
 
 class Progress {
  public:
-  // `total` units of work in all.
-  explicit Progress(uint64_t total);
+  // `total` units of work in all; `enabled` false never draws.
+  explicit Progress(uint64_t total, bool enabled = true);
   ~Progress();
 
   void SetPhase(std::string phase);
