@@ -293,6 +293,9 @@ TEST(KvStoreTest, OpenOptionsAreChecked) {
   o = FastOptions();
   o.tier_fanout = 1;
   EXPECT_TRUE(KvStore::Open(dir.path(), o, &store).IsInvalidArgument());
+  o = FastOptions();
+  o.block_size = 0;
+  EXPECT_TRUE(KvStore::Open(dir.path(), o, &store).IsInvalidArgument());
   EXPECT_TRUE(KvStore::Open("", FastOptions(), &store).IsInvalidArgument());
   // A regular file is not a store directory.
   testing::WriteBytes(dir.Sub("file"), "x");

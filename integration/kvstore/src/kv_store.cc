@@ -24,6 +24,9 @@ Status KvStore::Open(const std::string& dir, const Options& options, std::unique
   if (dir.empty()) return Status::InvalidArgument("KvStore::Open: empty directory name");
   if (options.tier_fanout < 2) return Status::InvalidArgument("KvStore::Open: tier_fanout must be >= 2");
   if (options.write_buffer_size == 0) return Status::InvalidArgument("KvStore::Open: write_buffer_size must be > 0");
+  if (options.block_size == 0 || options.block_size > sstable::kMaxBlockSize) {
+    return Status::InvalidArgument("KvStore::Open: block_size must be in [1, 256 MiB]");
+  }
   auto impl = std::make_unique<Impl>(dir, options);
   if (Status s = impl->Recover(); !s.ok()) return s;
   store->reset(new KvStore(std::move(impl)));

@@ -56,7 +56,8 @@ class KvStore {
 
   // Visits the live entries with from <= key < to (no `to`: to the end) in
   // key order, merged over the memtable and every run, newest value winning,
-  // deleted keys skipped. `visit` returns false to stop early.
+  // deleted keys skipped. `visit` returns false to stop early; the views it
+  // gets are valid only during the call.
   using ScanVisitor = std::function<bool(std::string_view key, std::string_view value)>;
   Status Scan(std::string_view from, std::optional<std::string_view> to, const ScanVisitor& visit) const;
   Status Scan(std::string_view from, std::optional<std::string_view> to,
