@@ -220,9 +220,7 @@ TEST(RocksdbPolicy, PostVerifyCatchesAFilterMissingKeys) {
 
   // A well-formed filter of other keys, same size: some key is missing.
   build(Keys(0, 3000, 2), &buf_b);
-  ::rocksdb::Slice other = ::rocksdb::Slice(
-      std::string(BuildPolicyFilter(*policy, Views(Keys(1, 3000, 2))).bytes()));
-  const std::string other_bytes = other.ToString();
+  const std::string other_bytes(BuildPolicyFilter(*policy, Views(Keys(1, 3000, 2))).bytes());
   ::rocksdb::Status status = builder->MaybePostVerify(other_bytes);
   EXPECT_TRUE(status.IsCorruption()) << status.ToString();
 
