@@ -3,7 +3,6 @@
 #include "linebloom/rocksdb/registration.h"
 
 #include <charconv>
-#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string_view>
