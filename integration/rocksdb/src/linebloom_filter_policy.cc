@@ -16,6 +16,7 @@
 
 #include "bits_builder.h"
 #include "bits_readers.h"
+#include "level_aware_bits.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 
@@ -38,6 +39,13 @@ struct LinebloomFilterPolicy::Diagnostics {
   std::atomic<bool> warned_charging_option{false};
 };
 
+// Built on first use, because RocksDB sets options after construction
+// (ConfigureFromString); options are fixed once the policy builds filters.
+struct LinebloomFilterPolicy::LevelAware {
+  std::once_flag once;
+  std::unique_ptr<LevelAwareBits> bits;
+};
+
 namespace {
 
 const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
@@ -50,6 +58,12 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
         OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
       {"verify_checksum",
        {offsetof(LinebloomPolicyOptions, verify_checksum), OptionType::kBoolean,
+        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      {"level_aware",
+       {offsetof(LinebloomPolicyOptions, level_aware), OptionType::kBoolean,
+        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      {"size_ratio",
+       {offsetof(LinebloomPolicyOptions, size_ratio), OptionType::kDouble,
         OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
   };
   return kInfo;
@@ -77,7 +91,9 @@ bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
 }  // namespace
 
 LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& options)
-    : options_(options), diagnostics_(std::make_unique<Diagnostics>()) {
+    : options_(options),
+      diagnostics_(std::make_unique<Diagnostics>()),
+      level_aware_(std::make_unique<LevelAware>()) {
   RegisterOptions(&options_, &OptionsTypeInfo());
 }
 
@@ -95,6 +111,10 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
     return ::rocksdb::Status::InvalidArgument(
         "linebloom: num_probes must be 0 (automatic) or in [1, 24], got ",
         std::to_string(options_.num_probes));
+  }
+  if (!(options_.size_ratio >= 1.5 && options_.size_ratio <= 100)) {
+    return ::rocksdb::Status::InvalidArgument(
+        "linebloom: size_ratio must be in [1.5, 100], got ", std::to_string(options_.size_ratio));
   }
   return FilterPolicy::ValidateOptions(db_opts, cf_opts);
 }
@@ -124,11 +144,26 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(
 ::rocksdb::FilterBitsBuilder* LinebloomFilterPolicy::GetBuilderWithContext(
     const ::rocksdb::FilterBuildingContext& context) const {
   WarnOnceAboutContext(context);
+  const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
+  if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
+  return new LinebloomBitsBuilder(*filter_options,
+                                  context.table_options.detect_filter_construct_corruption);
+}
+
+std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
+    const ::rocksdb::FilterBuildingContext& context) const {
+  if (options_.level_aware) {
+    LevelAware& state = *level_aware_;
+    std::call_once(state.once, [&] {
+      state.bits = std::make_unique<LevelAwareBits>(options_.bits_per_key, options_.num_probes,
+                                                    options_.size_ratio);
+    });
+    return state.bits->ForNewFile(context);
+  }
   FilterOptions filter_options;
   filter_options.bits_per_key = options_.bits_per_key;
   filter_options.num_probes = options_.num_probes;
-  return new LinebloomBitsBuilder(filter_options,
-                                  context.table_options.detect_filter_construct_corruption);
+  return filter_options;
 }
 
 ::rocksdb::FilterBitsReader* LinebloomFilterPolicy::GetFilterBitsReader(

@@ -15,6 +15,16 @@
 //   num_probes       int in [0, 24], 0 = best k for bits_per_key (default)
 //   verify_checksum  bool, default true: check the filter's own XXH3 checksum
 //                    when RocksDB loads a filter block (see below)
+//   level_aware      bool, default false: under leveled compaction, give each
+//                    SST's filter the bits per key of its level from the
+//                    Monkey allocation (linebloom/level_allocator.h) of an
+//                    average of bits_per_key over the tree; see
+//                    src/level_aware_bits.h for the model. A level allocated
+//                    0 bits gets no filter block at all
+//   size_ratio       double in [1.5, 100], default 10: the model's ratio of
+//                    adjacent level sizes; set it to the column family's
+//                    max_bytes_for_level_multiplier (FilterBuildingContext
+//                    does not carry it)
 //
 // A filter block that does not parse (corrupt, truncated, a future format
 // version, another policy's bytes) gets a reader that answers "may match"
@@ -27,11 +37,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
+
+#include "linebloom/filter_options.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -45,6 +58,9 @@ struct LinebloomPolicyOptions {
   // (~10 GB/s) per filter load and guards against the remaining cases:
   // blocks read without verification and bytes damaged in memory.
   bool verify_checksum = true;
+  // Level-aware bits per key (see the file comment).
+  bool level_aware = false;
+  double size_ratio = 10.0;
 };
 
 class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
@@ -68,8 +84,16 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   ::rocksdb::FilterBitsReader* GetFilterBitsReader(
       const ::rocksdb::Slice& contents) const override;
 
-  // Rejects bits_per_key outside [1, 100] (or NaN) and num_probes outside
-  // [0, 24]. RocksDB calls it from DB::Open.
+  // The filter a new SST described by `context` gets: bits_per_key and
+  // num_probes, or with level_aware the bits (and best probes) of its level;
+  // nullopt means no filter (GetBuilderWithContext returns nullptr). With
+  // level_aware this also records the level in the policy's estimate of the
+  // tree's shape, so call it only for files that are really being built.
+  std::optional<FilterOptions> FilterOptionsForNewFile(
+      const ::rocksdb::FilterBuildingContext& context) const;
+
+  // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
+  // [0, 24] and size_ratio outside [1.5, 100]. RocksDB calls it from DB::Open.
   ::rocksdb::Status ValidateOptions(
       const ::rocksdb::DBOptions& db_opts,
       const ::rocksdb::ColumnFamilyOptions& cf_opts) const override;
@@ -87,11 +111,13 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
 
  private:
   struct Diagnostics;  // logger, counters, warn-once flags
+  struct LevelAware;   // the shape estimate and cached allocations
 
   void WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const;
 
   LinebloomPolicyOptions options_;
   std::unique_ptr<Diagnostics> diagnostics_;
+  std::unique_ptr<LevelAware> level_aware_;
 };
 
 // A policy with `bits_per_key` and default options otherwise.

@@ -1,0 +1,137 @@
+#!/bin/sh
+# db_bench: level-aware linebloom vs uniform linebloom vs RocksDB's built-in
+# Bloom filter, all at (an average of) 10 bits/key, on the same multi-level
+# LSM tree; then readmissing. Reports, from RocksDB's own statistics, the
+# false positives per absent-key lookup
+#   (rocksdb.bloom.filter.full.positive - full.true.positive) / reads
+# and, from the table properties of the live SSTs (sst_dump), the filter
+# bytes and filter entries per level and in total.
+#
+# The tree: leveled compaction with level_compaction_dynamic_level_bytes
+# (levels sized exactly size-ratio 10 apart from the last level up; RocksDB's
+# recommended setting), tiny write buffers and level base so a few million
+# keys populate L0 plus four levels (L3..L6). The same seed writes the same
+# keys for all three configurations; the LSM shapes are printed so they can
+# be compared. No manual compaction: that would collapse the tree into one
+# level.
+#
+# usage: bench/rocksdb/level_aware_pair.sh PLUGIN_SO
+# env:   NUM (keys written, default 2000000)  READS (default 500000)
+#        VALUE_SIZE (default 32)  WORKDIR (default /tmp/linebloom-level-aware)
+#        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
+#        CONFIGS (default "level_aware uniform builtin")
+set -eu
+plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
+num=${NUM:-2000000}
+reads=${READS:-500000}
+value_size=${VALUE_SIZE:-32}
+work=${WORKDIR:-/tmp/linebloom-level-aware}
+db_bench=${DB_BENCH:-db_bench}
+sst_dump=${SST_DUMP:-sst_dump}
+ldb=${LDB:-ldb}
+configs=${CONFIGS:-level_aware uniform builtin}
+mkdir -p "$work"
+
+policy_of() {
+  case $1 in
+    level_aware) echo '{id=linebloom;bits_per_key=10;level_aware=true;size_ratio=10}' ;;
+    uniform) echo '{id=linebloom;bits_per_key=10}' ;;
+    builtin) echo 'bloomfilter:10:false' ;;
+    *) echo "unknown config $1" >&2; exit 2 ;;
+  esac
+}
+
+# One OPTIONS file per configuration, identical apart from filter_policy.
+write_options() {  # config file
+  cat >"$2" <<EOF
+[Version]
+  rocksdb_version=7.8.3
+  options_file_version=1.1
+[DBOptions]
+  create_if_missing=true
+  max_background_jobs=2
+[CFOptions "default"]
+  num_levels=7
+  write_buffer_size=131072
+  target_file_size_base=524288
+  max_bytes_for_level_base=524288
+  max_bytes_for_level_multiplier=10
+  level_compaction_dynamic_level_bytes=true
+  level0_file_num_compaction_trigger=4
+  compression=kNoCompression
+[TableOptions/BlockBasedTable "default"]
+  format_version=5
+  block_size=4096
+  cache_index_and_filter_blocks=false
+  whole_key_filtering=true
+  filter_policy=$(policy_of "$1")
+EOF
+}
+
+run() {  # config benchmarks extra-args...
+  config=$1 benchmarks=$2; shift 2
+  LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$config" --options_file="$work/$config.OPTIONS" \
+    --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size" \
+    --threads=1 --statistics "$@"
+}
+
+# level files filter_entries filter_bytes, one line per live SST.
+filter_properties() {  # config
+  db="$work/db-$1"
+  LD_PRELOAD="$plugin" "$ldb" --db="$db" manifest_dump 2>/dev/null |
+    awk '/^--- level / { level = $3; next } level != "" && $1 ~ /^[0-9]+:/ { split($1, a, ":"); print level, a[1] }' |
+    while read -r level file; do
+      sst=$(printf '%s/%06d.sst' "$db" "$file")
+      LD_PRELOAD="$plugin" "$sst_dump" --file="$sst" --show_properties 2>/dev/null |
+        awk -v level="$level" -F': ' '
+          /^  # entries for filter/ { e = $2 } /^  filter block size/ { b = $2 }
+          END { print level, e + 0, b + 0 }'
+    done
+}
+
+ticker() {  # name file
+  awk -v name="$1" '$1 == name && $2 == "COUNT" { print $4 }' "$2"
+}
+
+for config in $configs; do
+  write_options "$config" "$work/$config.OPTIONS"
+  rm -rf "$work/db-$config"
+  echo "filling $config ($num keys)..." >&2
+  start=$(date +%s)
+  run "$config" fillrandom,waitforcompaction,levelstats --seed=1 >"$work/fill-$config.out" 2>&1
+  echo "  filled in $(( $(date +%s) - start )) s" >&2
+  run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 >"$work/read-$config.out" 2>&1
+  filter_properties "$config" >"$work/filters-$config.txt"
+done
+
+echo
+echo "Per level (live SSTs; bits/key = 8 * filter bytes / filter entries):"
+printf '%-12s %5s %6s %10s %12s %8s\n' config level files entries filter_bytes bits/key
+for config in $configs; do
+  sort -n "$work/filters-$config.txt" | awk -v c="$config" '
+    { f[$1]++; e[$1] += $2; b[$1] += $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+    END { for (i = 1; i <= n; i++) { l = order[i]
+            printf "%-12s %5s %6d %10d %12d %8.2f\n", c, "L" l, f[l], e[l], b[l], e[l] ? 8 * b[l] / e[l] : 0 } }'
+done
+
+echo
+echo "Totals (readmissing: $reads lookups of absent keys):"
+printf '%-12s %12s %12s %10s %12s %14s %12s\n' config filter_bytes entries bits/key checks/lookup false_pos fp/lookup
+for config in $configs; do
+  out="$work/read-$config.out"
+  u=$(ticker rocksdb.bloom.filter.useful "$out")
+  p=$(ticker rocksdb.bloom.filter.full.positive "$out")
+  tp=$(ticker rocksdb.bloom.filter.full.true.positive "$out")
+  awk -v c="$config" -v u="${u:-0}" -v p="${p:-0}" -v tp="${tp:-0}" -v reads="$reads" '
+    { e += $2; b += $3 }
+    END { printf "%-12s %12d %12d %10.3f %12.3f %14d %12.5f\n", c, b, e, e ? 8 * b / e : 0,
+                 (u + p) / reads, p - tp, (p - tp) / reads }' "$work/filters-$config.txt"
+done | tee "$work/summary.txt"
+
+echo
+echo "LSM shapes (level:files), from db_bench levelstats after the fill:"
+for config in $configs; do
+  printf '%-12s ' "$config"
+  awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 }
+       END { print "" }' "$work/fill-$config.out"
+done
