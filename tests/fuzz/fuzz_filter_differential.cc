@@ -74,11 +74,11 @@ Case ReadCase(FuzzedDataProvider& in) {
   c.options.num_probes = in.ConsumeIntegralInRange<int>(-3, 30);
   c.options.seed = in.ConsumeIntegral<uint32_t>();
 
-  // Bulk keys: filters of up to 1000 entries (up to ~80 blocks at 40 bits
-  // per key) without a 1000-key input. (More only slows the run: every
+  // Bulk keys: filters of up to 300 entries (up to ~24 blocks at 40 bits
+  // per key) without a 300-key input. (More only slows the run: every
   // comparison inside the library is traced for the fuzzer.)
   // A hash whose low half is 0 or all ones lands on the first or last block.
-  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1000);
+  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 300);
   uint64_t state = in.ConsumeIntegral<uint64_t>();
   for (uint16_t i = 0; i < bulk; ++i) {
     uint64_t h = SplitMix64(state);

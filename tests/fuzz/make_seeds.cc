@@ -101,7 +101,7 @@ void WriteDifferentialSeeds(const fs::path& dir) {
 
   std::vector<uint8_t> bulk = {150, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 30, 1, 2, 3, 4, 0x17, 0x70};
   for (int i = 0; i < 8; ++i) bulk.push_back(static_cast<uint8_t>(0xA5 ^ i));
-  Write(dir, "bulk_1000", DifferentialInput({"x"}, bulk));
+  Write(dir, "bulk", DifferentialInput({"x"}, bulk));
 
   Write(dir, "empty_input", "");
 }

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Sanitizer CI, each configuration in its own build directory:
+#   asan  build-asan: the whole tree (benches off) with AddressSanitizer +
+#         UndefinedBehaviorSanitizer (any UB report aborts: the top-level
+#         CMakeLists adds -fno-sanitize-recover=all), then every CTest test.
+#         Excluded, both covered by the Release run of tests/run.sh:
+#         install_and_find_package, whose consumer project links the
+#         installed (sanitized) static library without the sanitizer
+#         runtime; and the label "crash" (SIGKILL of the CLI 5-105 ms after
+#         its start: under ASan the CLI may not acknowledge a put that soon,
+#         and the test's own sanity check fails).
+#   tsan  build-tsan: ThreadSanitizer, only the concurrency tests (CTest
+#         label "concurrency", target concurrency_tests). The RocksDB plugin
+#         is not built there: Debian's librocksdb is not TSan-instrumented,
+#         so its internal synchronisation would show up as false races.
+#         Known findings awaiting a fix are listed in tests/sanitize.tsan.supp.
+# Usage: tests/sanitize.sh [asan|tsan|all]    (default all; env JOBS, default 2)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-all}
+jobs=${JOBS:-2}
+
+run_asan() {
+  local build=$root/build-asan
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLINEBLOOM_SANITIZE=address,undefined -DLINEBLOOM_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$build" -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" -E '^install_and_find_package$' -LE '^crash$'
+}
+
+run_tsan() {
+  local build=$root/build-tsan
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLINEBLOOM_SANITIZE=thread -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_WITH_ROCKSDB=OFF >/dev/null
+  cmake --build "$build" -j "$jobs" --target concurrency_tests
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitize.tsan.supp" \
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" -L '^concurrency$'
+}
+
+case $what in
+  asan) run_asan ;;
+  tsan) run_tsan ;;
+  all) run_asan; run_tsan ;;
+  *) echo "usage: $0 [asan|tsan|all]" >&2; exit 2 ;;
+esac
