@@ -35,7 +35,11 @@ void ForEachPoissonTerm(double lambda, Visit visit) {
   const int lo = static_cast<int>(std::max(0.0, std::floor(lambda - spread)));
   const int hi = static_cast<int>(std::ceil(lambda + spread));
   // First term in log space, the rest by Pois(i+1) = Pois(i) * lambda/(i+1).
-  double pmf = std::exp(lo * std::log(lambda) - lambda - std::lgamma(lo + 1.0));
+  // (ln lo! by summation, not std::lgamma: glibc's lgamma writes the global
+  // signgam, a data race when several threads size filters at once.)
+  double log_factorial = 0;
+  for (int i = 2; i <= lo; ++i) log_factorial += std::log(static_cast<double>(i));
+  double pmf = std::exp(lo * std::log(lambda) - lambda - log_factorial);
   for (int i = lo; i <= hi; ++i) {
     visit(i, pmf);
     pmf *= lambda / (i + 1);
