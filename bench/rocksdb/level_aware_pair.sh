@@ -20,6 +20,9 @@
 #        VALUE_SIZE (default 32)  WORKDIR (default /tmp/linebloom-level-aware)
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
 #        CONFIGS (default "level_aware uniform builtin")
+#        L0_TRIGGER (level0_file_num_compaction_trigger, default 4; 1 leaves
+#        no L0 files after the fill, so the three trees differ less)
+#        NO_TRIVIAL_MOVE=1 (see below)
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
@@ -30,6 +33,22 @@ db_bench=${DB_BENCH:-db_bench}
 sst_dump=${SST_DUMP:-sst_dump}
 ldb=${LDB:-ldb}
 configs=${CONFIGS:-level_aware uniform builtin}
+l0_trigger=${L0_TRIGGER:-4}
+# NO_TRIVIAL_MOVE=1: alternate the configured compression of adjacent levels
+# (none / LZ4), which stops RocksDB from moving a file to the next level
+# without rewriting it (Compaction::IsTrivialMove requires the same
+# compression); values are made incompressible (--compression_ratio=1), so
+# LZ4 levels store their blocks uncompressed and every level's bytes per key
+# stay the same. A moved file keeps the filter of the level it was written
+# for, so trivial moves blur per-level bits.
+no_trivial_move=${NO_TRIVIAL_MOVE:-0}
+if [ "$no_trivial_move" = 1 ]; then
+  compression_line="compression_per_level=kNoCompression:kLZ4Compression:kNoCompression:kLZ4Compression:kNoCompression:kLZ4Compression:kNoCompression"
+  ratio_flag=--compression_ratio=1
+else
+  compression_line="compression=kNoCompression"
+  ratio_flag=--compression_ratio=0.5
+fi
 mkdir -p "$work"
 
 policy_of() {
@@ -52,13 +71,13 @@ write_options() {  # config file
   max_background_jobs=2
 [CFOptions "default"]
   num_levels=7
-  write_buffer_size=131072
-  target_file_size_base=524288
-  max_bytes_for_level_base=524288
+  write_buffer_size=65536
+  target_file_size_base=65536
+  max_bytes_for_level_base=262144
   max_bytes_for_level_multiplier=10
   level_compaction_dynamic_level_bytes=true
-  level0_file_num_compaction_trigger=4
-  compression=kNoCompression
+  level0_file_num_compaction_trigger=$l0_trigger
+  $compression_line
 [TableOptions/BlockBasedTable "default"]
   format_version=5
   block_size=4096
@@ -72,7 +91,7 @@ run() {  # config benchmarks extra-args...
   config=$1 benchmarks=$2; shift 2
   LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$config" --options_file="$work/$config.OPTIONS" \
     --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size" \
-    --threads=1 --statistics "$@"
+    --threads=1 --statistics "$ratio_flag" "$@"
 }
 
 # level files filter_entries filter_bytes, one line per live SST.
@@ -98,20 +117,41 @@ for config in $configs; do
   rm -rf "$work/db-$config"
   echo "filling $config ($num keys)..." >&2
   start=$(date +%s)
-  run "$config" fillrandom,waitforcompaction,levelstats --seed=1 >"$work/fill-$config.out" 2>&1
+  # flush: leave no WAL, so readmissing's DB::Open does not write a recovery
+  # L0 file (its policy would not know the tree's shape yet).
+  run "$config" fillrandom,flush,waitforcompaction,levelstats --seed=1 >"$work/fill-$config.out" 2>&1
   echo "  filled in $(( $(date +%s) - start )) s" >&2
-  run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 >"$work/read-$config.out" 2>&1
+  # perf_level=2: RocksDB's perf context counts filter answers per level.
+  run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 --perf_level=2 \
+    >"$work/read-$config.out" 2>&1
   filter_properties "$config" >"$work/filters-$config.txt"
 done
 
+# "level useful positive", from the perf context's per-level filter counts
+# ("bloom_filter_useful = 197062@level0, 26885@level4, ...").
+per_level_counts() {  # read-output
+  awk '/bloom_filter_useful = / {
+         m = split($0, tok, ", ")
+         for (i = 1; i <= m; i++) {
+           t = tok[i]
+           if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
+           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] = a[1]; lv[a[2]] = 1 }
+         } }
+       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' "$1"
+}
+
 echo
-echo "Per level (live SSTs; bits/key = 8 * filter bytes / filter entries):"
-printf '%-12s %5s %6s %10s %12s %8s\n' config level files entries filter_bytes bits/key
+echo "Per level (live SSTs; bits/key = 8 * filter bytes / filter entries; checks and"
+echo "false-positive rate of the level's filters during readmissing, from the perf context):"
+printf '%-12s %5s %6s %10s %12s %8s %12s %9s\n' config level files entries filter_bytes bits/key checks fpr%
 for config in $configs; do
-  sort -n "$work/filters-$config.txt" | awk -v c="$config" '
+  per_level_counts "$work/read-$config.out" >"$work/perlevel-$config.txt"
+  sort -n "$work/filters-$config.txt" | awk -v c="$config" -v counts="$work/perlevel-$config.txt" '
+    BEGIN { while ((getline line < counts) > 0) { split(line, a, " "); u[a[1]] = a[2]; p[a[1]] = a[3] } }
     { f[$1]++; e[$1] += $2; b[$1] += $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-    END { for (i = 1; i <= n; i++) { l = order[i]
-            printf "%-12s %5s %6d %10d %12d %8.2f\n", c, "L" l, f[l], e[l], b[l], e[l] ? 8 * b[l] / e[l] : 0 } }'
+    END { for (i = 1; i <= n; i++) { l = order[i]; k = u[l] + p[l]
+            printf "%-12s %5s %6d %10d %12d %8.2f %12d %9.4f\n", c, "L" l, f[l], e[l], b[l],
+                   e[l] ? 8 * b[l] / e[l] : 0, k, k ? 100 * p[l] / k : 0 } }'
 done
 
 echo

@@ -29,6 +29,18 @@
 // them -- fewer than optimal for upper levels, never more than the budget
 // for a level that turns out to be the last.
 //
+// FilterBuildingContext::is_bottommost is not used: under leveled compaction
+// it says only that no older data overlaps the file's key range below it,
+// which holds at upper levels too while the tree is sparse; the deepest level
+// seen is the better estimate of the last level. num_levels only bounds the
+// level.
+//
+// Files moved between levels without a rewrite (trivial moves, which
+// leveled compaction uses whenever an input file overlaps nothing below)
+// keep the filter of the level they were written at; in a tree that has
+// settled that is mostly a file moving down one level, so it keeps slightly
+// more bits than its new level gets until a later compaction rewrites it.
+//
 // Uniform bits (the configured bits_per_key) are used where the model does
 // not apply: level -1 (SstFileWriter, ingestion, repair), universal and FIFO
 // compaction (a sorted run there has no level of fixed relative size), and
