@@ -1,11 +1,33 @@
 #!/usr/bin/env bash
-# The test command: installs dependencies, builds (Release), runs every CTest
-# suite. Usage: tests/run.sh   (env BUILD_DIR, JOBS override the defaults)
+# The test command (CI runs exactly this): installs dependencies, then
+#   1. release:  builds everything (Release) and runs every CTest test,
+#                including the benchmark and harness smoke runs;
+#   2. sanitize: the whole suite under AddressSanitizer+UndefinedBehavior-
+#                Sanitizer, the concurrency tests under ThreadSanitizer
+#                (tests/sanitize.sh, own build directories);
+#   3. fuzz:     each libFuzzer target for FUZZ_SECONDS (default 20) from its
+#                committed corpus (tests/fuzz/smoke.sh).
+# Usage: tests/run.sh [stage...]   (default: release sanitize fuzz)
+# Env: BUILD_DIR (default build/), JOBS (default nproc), FUZZ_SECONDS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tests/deps.sh"
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+stages=("$@")
+if ((${#stages[@]} == 0)); then stages=(release sanitize fuzz); fi
+
+for stage in "${stages[@]}"; do
+  echo "=== tests/run.sh: $stage ($(date -u +%H:%M:%S))"
+  case $stage in
+    release)
+      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build "$build" -j "$jobs"
+      ctest --test-dir "$build" --output-on-failure -j "$jobs"
+      ;;
+    sanitize) JOBS=$jobs "$root/tests/sanitize.sh" all ;;
+    fuzz) "$root/tests/fuzz/smoke.sh" "${FUZZ_SECONDS:-20}" ;;
+    *) echo "unknown stage '$stage' (release, sanitize, fuzz)" >&2; exit 2 ;;
+  esac
+done
+echo "=== tests/run.sh: all stages passed ($(date -u +%H:%M:%S))"
