@@ -19,6 +19,7 @@ struct ModelParams {
   uint64_t seed;
   bool run_filters;
   bool block_filters;
+  bool run_aware = false;  // FilterAllocation::kRunAware
 };
 
 class KvModelTest : public ::testing::TestWithParam<ModelParams> {};
@@ -56,6 +57,10 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
   o.run_filters = param.run_filters;
   o.block_filters = param.block_filters;
   o.bits_per_key = [](int level) { return 6.0 + 2 * level; };  // differs per level
+  if (param.run_aware) {
+    o.filter_allocation = FilterAllocation::kRunAware;
+    o.average_bits_per_key = 3;  // low, so some runs get no filter or only a run filter
+  }
 
   std::unique_ptr<KvStore> store;
   ASSERT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
@@ -135,12 +140,15 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
 INSTANTIATE_TEST_SUITE_P(Seeds, KvModelTest,
                          ::testing::Values(ModelParams{1, true, true}, ModelParams{2, true, true},
                                            ModelParams{3, true, true}, ModelParams{4, false, true},
-                                           ModelParams{5, true, false}, ModelParams{6, false, false}),
+                                           ModelParams{5, true, false}, ModelParams{6, false, false},
+                                           ModelParams{7, true, true, true}, ModelParams{8, false, true, true},
+                                           ModelParams{9, true, false, true}),
                          [](const auto& info) {
                            const ModelParams& p = info.param;
                            return std::string("seed").append(std::to_string(p.seed))
                                .append(p.run_filters ? "_runfilter" : "_norunfilter")
-                               .append(p.block_filters ? "_blockfilter" : "_noblockfilter");
+                               .append(p.block_filters ? "_blockfilter" : "_noblockfilter")
+                               .append(p.run_aware ? "_runaware" : "");
                          });
 
 }  // namespace

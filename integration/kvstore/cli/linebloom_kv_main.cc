@@ -52,6 +52,12 @@ int main(int argc, char** argv) {
   app.add_option("--bits-per-key", bits_per_key, "filter bits per key for new runs (every level)")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 100.0));
+  std::string allocation = "per-level";
+  app.add_option("--filter-allocation", allocation,
+                 "per-level: --bits-per-key for every run; run-aware: --bits-per-key is the average over all "
+                 "runs, small recent runs get more (docs/KVSTORE.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"per-level", "run-aware"}));
   app.add_option("--block-size", options.block_size, "data block bytes for new runs")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -86,6 +92,9 @@ int main(int argc, char** argv) {
   options.block_filters = !no_block_filter;
   options.auto_compaction = !no_auto_compaction;
   options.bits_per_key = linebloom::kvstore::UniformBitsPerKey(bits_per_key);
+  options.average_bits_per_key = bits_per_key;
+  options.filter_allocation = allocation == "run-aware" ? linebloom::kvstore::FilterAllocation::kRunAware
+                                                        : linebloom::kvstore::FilterAllocation::kPerLevel;
 
   std::unique_ptr<KvStore> store;
   if (Status s = KvStore::Open(dir, options, &store); !s.ok()) return Fail(s);

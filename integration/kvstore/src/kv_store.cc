@@ -23,6 +23,10 @@ Status KvStore::Open(const std::string& dir, const Options& options, std::unique
   store->reset();
   if (dir.empty()) return Status::InvalidArgument("KvStore::Open: empty directory name");
   if (options.tier_fanout < 2) return Status::InvalidArgument("KvStore::Open: tier_fanout must be >= 2");
+  if (options.filter_allocation == FilterAllocation::kRunAware &&
+      !(options.average_bits_per_key >= 1 && options.average_bits_per_key <= 100)) {
+    return Status::InvalidArgument("KvStore::Open: average_bits_per_key must be in [1, 100]");
+  }
   if (options.write_buffer_size == 0) return Status::InvalidArgument("KvStore::Open: write_buffer_size must be > 0");
   if (options.block_size == 0 || options.block_size > sstable::kMaxBlockSize) {
     return Status::InvalidArgument("KvStore::Open: block_size must be in [1, 256 MiB]");

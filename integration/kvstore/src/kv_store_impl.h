@@ -18,6 +18,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,8 +69,11 @@ class KvStore::Impl {
   Status FlushLocked();
   Status MaybeCompactLocked();
   Status CompactLocked(const internal::CompactionPick& pick);
-  Status BuildRun(internal::MergingIterator* input, int level, bool drop_tombstones,
-                  std::shared_ptr<internal::Run>* run);
+  // Writes `input` as a run at `level`. Its filters are sized for
+  // estimated_entries (an upper bound) next to the runs in `others`, which
+  // stay live (filter_allocation.h).
+  Status BuildRun(internal::MergingIterator* input, int level, bool drop_tombstones, uint64_t estimated_entries,
+                  std::span<const internal::RunShape> others, std::shared_ptr<internal::Run>* run);
   // Installs `version` with `log_number` as the new MANIFEST; on failure
   // removes `new_files` unless the rename happened (then the error sticks).
   Status InstallLocked(const Version& version, uint64_t log_number, const std::vector<std::string>& new_files);

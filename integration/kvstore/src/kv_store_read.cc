@@ -73,7 +73,9 @@ StoreStats KvStore::Impl::Stats() const {
   for (int l = 0; l < kMaxLevels; ++l) {
     levels[l].level = l;
     levels[l].counters = level_counters_[l].Load();
-    levels[l].bits_per_key = options_.bits_per_key ? options_.bits_per_key(l) : 10.0;
+    levels[l].bits_per_key = options_.filter_allocation == FilterAllocation::kRunAware ? options_.average_bits_per_key
+                             : options_.bits_per_key                                     ? options_.bits_per_key(l)
+                                                                                         : 10.0;
   }
   for (const auto& run : view.version->runs) {
     const internal::RunMeta& m = run->meta();
@@ -84,14 +86,19 @@ StoreStats KvStore::Impl::Stats() const {
     r.table_bytes = m.table_size;
     r.data_blocks = run->data_blocks();
     r.filter_bytes = run->filter_bytes();
+    r.filter_bits_per_key = 8.0 * static_cast<double>(r.filter_bytes) / static_cast<double>(m.num_entries);
     r.counters = run->counters().Load();
     s.runs.push_back(r);
     LevelStats& l = levels[m.level];
     l.runs += 1;
     l.entries += m.num_entries;
     l.table_bytes += m.table_size;
+    l.filter_bytes += r.filter_bytes;
+    s.filter_bytes += r.filter_bytes;
+    s.run_entries += m.num_entries;
   }
-  for (const LevelStats& l : levels) {
+  for (LevelStats& l : levels) {
+    if (l.entries > 0) l.filter_bits_per_key = 8.0 * static_cast<double>(l.filter_bytes) / static_cast<double>(l.entries);
     if (l.runs > 0 || l.counters.lookups > 0) {
       s.levels.push_back(l);
       s.total += l.counters;

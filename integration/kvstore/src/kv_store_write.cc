@@ -2,6 +2,8 @@
 //
 // The write path: log, memtable, flush, compaction, MANIFEST installation.
 
+#include <algorithm>
+
 #include "file_names.h"
 #include "kv_store_impl.h"
 #include "write_batch_internal.h"
@@ -9,6 +11,14 @@
 namespace linebloom::kvstore {
 
 using internal::EntryKind;
+
+namespace {
+
+internal::RunShape ShapeOf(const internal::Run& run) {
+  return {.entries = run.meta().num_entries, .level = static_cast<int>(run.meta().level)};
+}
+
+}  // namespace
 
 Status KvStore::Impl::Write(const WriteBatch& batch) {
   if (batch.rep().size() > internal::kMaxWalPayload) {
@@ -95,8 +105,10 @@ Status KvStore::Impl::FlushLocked() {
   std::vector<std::unique_ptr<internal::EntrySource>> sources;
   sources.push_back(internal::NewMemSource(view.mem->Range("", std::nullopt)));
   internal::MergingIterator input(std::move(sources));
+  std::vector<internal::RunShape> others;
+  for (const auto& r : view.version->runs) others.push_back(ShapeOf(*r));
   std::shared_ptr<internal::Run> run;
-  if (Status s = BuildRun(&input, 0, drop_tombstones, &run); !s.ok()) return s;
+  if (Status s = BuildRun(&input, 0, drop_tombstones, view.mem->Count(), others, &run); !s.ok()) return s;
 
   std::vector<std::string> new_files;
   if (run) {
@@ -152,8 +164,19 @@ Status KvStore::Impl::CompactLocked(const internal::CompactionPick& pick) {
   std::vector<std::unique_ptr<internal::EntrySource>> sources;
   for (size_t i = pick.begin; i < pick.end; ++i) sources.push_back(internal::NewRunSource(*version->runs[i]));
   internal::MergingIterator input(std::move(sources));
+  uint64_t input_entries = 0;
+  std::vector<internal::RunShape> others;
+  for (size_t i = 0; i < version->runs.size(); ++i) {
+    if (i >= pick.begin && i < pick.end) {
+      input_entries += version->runs[i]->meta().num_entries;
+    } else {
+      others.push_back(ShapeOf(*version->runs[i]));
+    }
+  }
   std::shared_ptr<internal::Run> out;
-  if (Status s = BuildRun(&input, pick.output_level, pick.drop_tombstones, &out); !s.ok()) return s;
+  if (Status s = BuildRun(&input, pick.output_level, pick.drop_tombstones, input_entries, others, &out); !s.ok()) {
+    return s;
+  }
 
   std::vector<std::string> new_files;
   if (out) {
@@ -182,11 +205,16 @@ Status KvStore::Impl::CompactLocked(const internal::CompactionPick& pick) {
 }
 
 Status KvStore::Impl::BuildRun(internal::MergingIterator* input, int level, bool drop_tombstones,
+                               uint64_t estimated_entries, std::span<const internal::RunShape> others,
                                std::shared_ptr<internal::Run>* run) {
   run->reset();
   const uint64_t number = next_file_number_++;
+  const internal::RunFilterBits bits = internal::ChooseRunFilterBits(
+      options_, {.entries = std::max<uint64_t>(estimated_entries, 1), .level = level}, others);
   std::unique_ptr<internal::RunBuilder> builder;
-  if (Status s = internal::RunBuilder::Create(env_, dir_, number, level, options_, &builder); !s.ok()) return s;
+  if (Status s = internal::RunBuilder::Create(env_, dir_, number, level, options_, bits, &builder); !s.ok()) {
+    return s;
+  }
   auto fail = [&](Status s) {
     builder->Abandon();
     return s;

@@ -142,26 +142,29 @@ bool Run::Overlaps(std::string_view from, std::optional<std::string_view> to) co
   return true;
 }
 
-RunBuilder::RunBuilder(Env* env, std::string dir, RunMeta meta, bool run_filter, double bits_per_key)
+RunBuilder::RunBuilder(Env* env, std::string dir, RunMeta meta, double run_filter_bits_per_key)
     : env_(env), dir_(std::move(dir)), meta_(std::move(meta)) {
-  if (run_filter) filter_ = std::make_unique<FilterBuilder>(FilterOptions{.bits_per_key = bits_per_key});
+  if (run_filter_bits_per_key > 0) {
+    filter_ = std::make_unique<FilterBuilder>(FilterOptions{.bits_per_key = run_filter_bits_per_key});
+  }
 }
 
 RunBuilder::~RunBuilder() = default;
 
 Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number, int level,
-                          const Options& options, std::unique_ptr<RunBuilder>* builder) {
-  const double bits = options.bits_per_key ? options.bits_per_key(level) : 10.0;
+                          const Options& options, RunFilterBits bits, std::unique_ptr<RunBuilder>* builder) {
   RunMeta meta;
   meta.file_number = file_number;
   meta.level = static_cast<uint32_t>(level);
-  std::unique_ptr<RunBuilder> b(new RunBuilder(env, dir, std::move(meta), options.run_filters, bits));
+  std::unique_ptr<RunBuilder> b(new RunBuilder(env, dir, std::move(meta), bits.run_filter));
 
   sstable::TableWriterOptions topt;
   topt.block_size = options.block_size;
   topt.compress = options.compress;
-  topt.filter_mode = options.block_filters ? sstable::FilterMode::kPerBlock : sstable::FilterMode::kNone;
-  topt.filter_policy = sstable::NewLinebloomFilterPolicy(FilterOptions{.bits_per_key = bits});
+  topt.filter_mode = bits.block_filters > 0 ? sstable::FilterMode::kPerBlock : sstable::FilterMode::kNone;
+  if (bits.block_filters > 0) {
+    topt.filter_policy = sstable::NewLinebloomFilterPolicy(FilterOptions{.bits_per_key = bits.block_filters});
+  }
   topt.sync_on_finish = true;
   std::unique_ptr<WritableFile> file;
   if (Status s = env->NewWritableFile(TableFileName(dir, file_number), &file); !s.ok()) return s;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "entry.h"
+#include "filter_allocation.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/kvstore/options.h"
@@ -68,8 +69,9 @@ class Run {
 // Writes a new run from entries given in strictly increasing key order.
 class RunBuilder {
  public:
+  // `bits`: of the run filter and the block filters; 0 = build none.
   static Status Create(Env* env, const std::string& dir, uint64_t file_number, int level,
-                       const Options& options, std::unique_ptr<RunBuilder>* builder);
+                       const Options& options, RunFilterBits bits, std::unique_ptr<RunBuilder>* builder);
   ~RunBuilder();
 
   Status Add(std::string_view key, EntryKind kind, std::string_view value);
@@ -80,7 +82,7 @@ class RunBuilder {
   void Abandon();
 
  private:
-  RunBuilder(Env* env, std::string dir, RunMeta meta, bool run_filter, double bits_per_key);
+  RunBuilder(Env* env, std::string dir, RunMeta meta, double run_filter_bits_per_key);
 
   Env* const env_;
   const std::string dir_;

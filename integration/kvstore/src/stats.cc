@@ -107,6 +107,8 @@ std::string StatsToJson(const StoreStats& s) {
   top.Field("wal_records_replayed", s.wal_records_replayed);
   top.Field("wal_bytes_dropped", s.wal_bytes_dropped);
 
+  top.Field("run_entries", s.run_entries);
+  top.Field("filter_bytes", s.filter_bytes);
   top.Key("run_lookups");
   {
     JsonObject t(&out, 2);
@@ -129,6 +131,8 @@ std::string StatsToJson(const StoreStats& s) {
     o.Field("entries", l.entries);
     o.Field("table_bytes", l.table_bytes);
     o.Field("bits_per_key", l.bits_per_key);
+    o.Field("filter_bytes", l.filter_bytes);
+    o.Field("filter_bits_per_key", l.filter_bits_per_key);
     CounterFields(&o, l.counters);
     o.Close();
   }
@@ -146,6 +150,7 @@ std::string StatsToJson(const StoreStats& s) {
     o.Field("table_bytes", r.table_bytes);
     o.Field("data_blocks", r.data_blocks);
     o.Field("filter_bytes", r.filter_bytes);
+    o.Field("filter_bits_per_key", r.filter_bits_per_key);
     CounterFields(&o, r.counters);
     o.Close();
   }

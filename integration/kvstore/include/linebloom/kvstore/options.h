@@ -23,6 +23,17 @@ using BitsPerKeyForLevel = std::function<double(int level)>;
 // The same bits per key at every level.
 BitsPerKeyForLevel UniformBitsPerKey(double bits_per_key);
 
+// How a new run's filter bits per key are chosen (docs/KVSTORE.md, "Filter
+// allocation").
+enum class FilterAllocation {
+  // Options::bits_per_key(level), for the run filter and the block filters.
+  kPerLevel,
+  // Monkey-style: an average_bits_per_key budget over all runs, spent where
+  // it removes the most false positives: small (recent) runs get more bits
+  // per key than big (old) ones. Same memory, fewer wasted block reads.
+  kRunAware,
+};
+
 struct Options {
   bool create_if_missing = true;
   bool error_if_exists = false;
@@ -43,6 +54,11 @@ struct Options {
   // compactions rebuild filters for their output level). Values are clamped
   // to [1, 100] by the filter library.
   BitsPerKeyForLevel bits_per_key = UniformBitsPerKey(10.0);
+  // kPerLevel uses bits_per_key; kRunAware ignores it and spends
+  // average_bits_per_key per stored key (per filter kind that is on) over
+  // the runs of a full tier shape. Must be in [1, 100].
+  FilterAllocation filter_allocation = FilterAllocation::kPerLevel;
+  double average_bits_per_key = 10.0;
   // A filter over the whole run, checked before the run's index: a Get for
   // an absent key skips the run without touching it (docs/KVSTORE.md).
   bool run_filters = true;

@@ -46,6 +46,9 @@ struct RunStats {
   uint64_t data_blocks = 0;
   // Bytes of filter held in memory: the run filter plus the block filters.
   uint64_t filter_bytes = 0;
+  // filter_bytes * 8 / entries: the bits this run was given (with both
+  // filter kinds, their sum), including rounding up to whole blocks.
+  double filter_bits_per_key = 0;
   LookupCounters counters;
 };
 
@@ -54,7 +57,11 @@ struct LevelStats {
   uint64_t runs = 0;
   uint64_t entries = 0;
   uint64_t table_bytes = 0;
-  double bits_per_key = 0;  // configured for this level
+  // Configured for this level (FilterAllocation::kPerLevel), or the average
+  // budget (kRunAware, which sets each run's bits itself: see RunStats).
+  double bits_per_key = 0;
+  uint64_t filter_bytes = 0;       // of the live runs
+  double filter_bits_per_key = 0;  // filter_bytes * 8 / entries
   // Includes runs that compactions have since merged away.
   LookupCounters counters;
 };
@@ -75,6 +82,8 @@ struct StoreStats {
   uint64_t wal_bytes_dropped = 0;
   std::vector<LevelStats> levels;  // levels that have runs or counts
   std::vector<RunStats> runs;      // newest first
+  uint64_t filter_bytes = 0;       // over all live runs
+  uint64_t run_entries = 0;        // over all live runs
   LookupCounters total;            // over all levels
   // The last error of a flush or compaction that ran after a write (the
   // write itself succeeded), or "".
