@@ -2,6 +2,8 @@
 
 #include "experiment.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -178,7 +180,10 @@ bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& opti
   wo.filter_policy = spec.policy;
   std::string file_name = spec.name;
   std::replace(file_name.begin(), file_name.end(), '/', '-');
-  const std::string path = (std::filesystem::path(options.dir) / ("linebloom-harness-" + file_name + ".sst")).string();
+  // The pid keeps concurrent runs sharing a directory apart.
+  const std::string path = (std::filesystem::path(options.dir) /
+                            ("linebloom-harness-" + std::to_string(::getpid()) + "-" + file_name + ".sst"))
+                               .string();
   std::string memory;
   std::unique_ptr<TableWriter> writer;
   Status s = options.in_memory ? TableWriter::Open(std::make_unique<StringSink>(&memory), wo, &writer)

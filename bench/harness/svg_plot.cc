@@ -88,7 +88,7 @@ std::string RenderLinePlot(const PlotSpec& nines_spec, const std::vector<Series>
     }
   }
   if (std::isnan(x0)) x0 = dx0;
-  if (std::isnan(x1)) x1 = std::ceil(dx1 / 5) * 5;
+  if (std::isnan(x1)) x1 = std::ceil((dx1 + 1) / 5) * 5;  // room for the last marker
   if (std::isnan(y0)) y0 = spec.log_y ? std::pow(10, std::floor(std::log10(dy0))) : std::min(0.0, dy0);
   if (std::isnan(y1)) y1 = spec.log_y ? std::pow(10, std::ceil(std::log10(dy1))) : dy1;
   if (!(x1 > x0)) x1 = x0 + 1;
