@@ -65,16 +65,24 @@ TEST(KvFilterAllocationTest, RunAwareGivesSmallRunsMoreAndMatchesTheAllocator) {
   o.block_filters = false;
   // A lone run gets the average.
   EXPECT_DOUBLE_EQ(internal::ChooseRunFilterBits(o, {1000, 0}, {}).run_filter, 10.0);
-  // Next to a big run, a small one gets more; what AllocateBitsPerRun gives
-  // it over the full shape (2 more runs like it on level 0 and on level 1).
-  const std::vector<RunShape> others{{64000, 2}, {16000, 1}};
+  // Next to a big run, a small one gets more. The full shape adds 2 more
+  // runs like it on level 0 and 2 like the live one on level 1; the live
+  // runs keep their bits (9 and 10), the new and virtual runs share the rest.
+  const std::vector<RunShape> others{{64000, 2, 9.0}, {16000, 1, 10.0}};
   const double small = internal::ChooseRunFilterBits(o, {1000, 0}, others).run_filter;
-  const std::vector<uint64_t> full{1000, 64000, 16000, 1000, 1000, 16000, 16000};
-  EXPECT_DOUBLE_EQ(small, AllocateBitsPerRun(full, 10).bits_per_key[0]);
+  const std::vector<uint64_t> free{1000, 1000, 1000, 16000, 16000};
+  const double free_average = (10.0 * 115000 - 64000 * 9.0 - 16000 * 10.0) / 35000;
+  EXPECT_DOUBLE_EQ(small, AllocateBitsPerRun(free, free_average).bits_per_key[0]);
   EXPECT_GT(small, 12.0);
-  // The big run written next to the small ones gets less than the average.
-  const std::vector<RunShape> small_ones{{1000, 0}, {16000, 1}};
+  // The big run written next to small ones at the average gets less.
+  const std::vector<RunShape> small_ones{{1000, 0, 10.0}, {16000, 1, 10.0}};
   EXPECT_LT(internal::ChooseRunFilterBits(o, {64000, 2}, small_ones).run_filter, 10.0);
+  // Live runs that overspent (30 bits/key, e.g. built under a larger
+  // budget) leave nothing; the share is floored at half the average.
+  const std::vector<RunShape> greedy{{64000, 2, 30.0}};
+  const std::vector<uint64_t> free2{1000, 1000, 1000, 4000, 4000, 4000};
+  EXPECT_DOUBLE_EQ(internal::ChooseRunFilterBits(o, {1000, 0}, greedy).run_filter,
+                   AllocateBitsPerRun(free2, 5.0).bits_per_key[0]);
 
   // Both filter kinds: the run filter takes the allocation, the block
   // filters keep the average in every run.

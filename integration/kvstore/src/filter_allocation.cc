@@ -59,11 +59,25 @@ RunFilterBits ChooseRunFilterBits(const Options& options, RunShape new_run, std:
 
   std::vector<RunShape> live{new_run};
   live.insert(live.end(), others.begin(), others.end());
-  std::vector<uint64_t> entries;
-  for (const RunShape& r : FullTieredShape(live, options.tier_fanout)) entries.push_back(r.entries);
-  // The new run is entries[0] (filter_allocation.h: why the run filter
-  // takes the whole allocation when there is one).
-  const double bits = AllocateBitsPerRun(entries, options.average_bits_per_key).bits_per_key[0];
+  const std::vector<RunShape> full = FullTieredShape(live, options.tier_fanout);
+  // full = [new run, others..., virtual runs...]: the others are fixed, the
+  // new run (free[0]) and the virtual runs share the rest of the budget.
+  double total_entries = 0, fixed_bits = 0, free_entries = 0;
+  std::vector<uint64_t> free;
+  for (size_t j = 0; j < full.size(); ++j) {
+    const auto n = static_cast<double>(full[j].entries);
+    total_entries += n;
+    if (j >= 1 && j <= others.size()) {
+      fixed_bits += n * full[j].bits_per_key;
+    } else {
+      free.push_back(full[j].entries);
+      free_entries += n;
+    }
+  }
+  const double average = options.average_bits_per_key;
+  const double free_average =
+      std::clamp((average * total_entries - fixed_bits) / free_entries, average / 2, kMaxLevelBitsPerKey);
+  const double bits = AllocateBitsPerRun(free, free_average).bits_per_key[0];
   if (!options.run_filters) return {0, bits};
   return {bits, options.block_filters ? options.average_bits_per_key : 0};
 }

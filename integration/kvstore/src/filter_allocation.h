@@ -22,10 +22,18 @@
 // the "full" shape: the live runs (with the new one), plus, on every level
 // below the deepest live one, virtual runs up to fanout - 1 per level, sized
 // like that level's live runs (or scaled by fanout from the nearest level
-// that has one). In that full shape the filters use exactly the budget;
-// while levels are not full they use less. It is an approximation between
-// compactions (older runs keep the bits they were built with; entry counts of
-// a run being written are an upper bound before deduplication).
+// that has one).
+//
+// The live runs keep the bits they were built with (their real bytes,
+// rounding included), so the new run and the virtual runs share what the
+// budget over the full shape leaves: the optimum of the separable problem
+// with the live runs fixed. A run written small-first (a deep run written
+// while the levels above it were empty) thus hands its unspent bits to the
+// runs that follow, and one that overspent takes them back. The share is
+// kept in [average / 2, 64] bits per key, so a budget lowered between opens
+// does not leave new runs unfiltered. In a full shape the filters then use
+// the budget; while levels are not full, less. Entry counts of a run being
+// written are an upper bound (before deduplication).
 //
 // With both a run filter and block filters, a lookup reads a block only if
 // both say "maybe", so a run's false-positive rate is FPR_run(b_j) *
@@ -52,6 +60,9 @@ namespace linebloom::kvstore::internal {
 struct RunShape {
   uint64_t entries = 0;
   int level = 0;
+  // Of a live run: the bits per key its allocated filter kind really holds
+  // (bytes * 8 / entries). Unused for the run being written.
+  double bits_per_key = 0;
 };
 
 // Bits per key of each filter kind of a new run; 0 = build none.

@@ -14,8 +14,13 @@ using internal::EntryKind;
 
 namespace {
 
-internal::RunShape ShapeOf(const internal::Run& run) {
-  return {.entries = run.meta().num_entries, .level = static_cast<int>(run.meta().level)};
+// A live run as the allocation sees it: with the bits per key it really
+// holds in the filter kind that run-aware allocation sizes.
+internal::RunShape ShapeOf(const internal::Run& run, const Options& options) {
+  const uint64_t bytes = options.run_filters ? run.run_filter_bytes() : run.block_filter_bytes();
+  return {.entries = run.meta().num_entries,
+          .level = static_cast<int>(run.meta().level),
+          .bits_per_key = 8.0 * static_cast<double>(bytes) / static_cast<double>(run.meta().num_entries)};
 }
 
 }  // namespace
@@ -106,7 +111,7 @@ Status KvStore::Impl::FlushLocked() {
   sources.push_back(internal::NewMemSource(view.mem->Range("", std::nullopt)));
   internal::MergingIterator input(std::move(sources));
   std::vector<internal::RunShape> others;
-  for (const auto& r : view.version->runs) others.push_back(ShapeOf(*r));
+  for (const auto& r : view.version->runs) others.push_back(ShapeOf(*r, options_));
   std::shared_ptr<internal::Run> run;
   if (Status s = BuildRun(&input, 0, drop_tombstones, view.mem->Count(), others, &run); !s.ok()) return s;
 
@@ -170,7 +175,7 @@ Status KvStore::Impl::CompactLocked(const internal::CompactionPick& pick) {
     if (i >= pick.begin && i < pick.end) {
       input_entries += version->runs[i]->meta().num_entries;
     } else {
-      others.push_back(ShapeOf(*version->runs[i]));
+      others.push_back(ShapeOf(*version->runs[i], options_));
     }
   }
   std::shared_ptr<internal::Run> out;

@@ -53,7 +53,9 @@ class Run {
   bool Overlaps(std::string_view from, std::optional<std::string_view> to) const;
 
   size_t data_blocks() const { return table_->num_blocks(); }
-  uint64_t filter_bytes() const { return run_filter_.bytes().size() + table_->filter_memory(); }
+  uint64_t filter_bytes() const { return run_filter_bytes() + block_filter_bytes(); }
+  uint64_t run_filter_bytes() const { return run_filter_.bytes().size(); }
+  uint64_t block_filter_bytes() const { return table_->filter_memory(); }
   AtomicLookupCounters& counters() const { return counters_; }
 
  private:
