@@ -23,6 +23,8 @@
 #        L0_TRIGGER (level0_file_num_compaction_trigger, default 4; 1 leaves
 #        no L0 files after the fill, so the three trees differ less)
 #        NO_TRIVIAL_MOVE=1 (see below)
+#        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
+#        WORKDIR, re-read the SSTs' properties and print the report
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
@@ -97,11 +99,12 @@ run() {  # config benchmarks extra-args...
 # level files filter_entries filter_bytes, one line per live SST.
 filter_properties() {  # config
   db="$work/db-$1"
-  LD_PRELOAD="$plugin" "$ldb" --db="$db" manifest_dump 2>/dev/null |
+  LD_PRELOAD="$plugin" "$ldb" --db="$db" manifest_dump </dev/null 2>/dev/null |
     awk '/^--- level / { level = $3; next } level != "" && $1 ~ /^[0-9]+:/ { split($1, a, ":"); print level, a[1] }' |
     while read -r level file; do
       sst=$(printf '%s/%06d.sst' "$db" "$file")
-      LD_PRELOAD="$plugin" "$sst_dump" --file="$sst" --show_properties 2>/dev/null |
+      # </dev/null: the tools must not eat the file list this loop reads.
+      LD_PRELOAD="$plugin" "$sst_dump" --file="$sst" --show_properties </dev/null 2>/dev/null |
         awk -v level="$level" -F': ' '
           /^  # entries for filter/ { e = $2 } /^  filter block size/ { b = $2 }
           END { print level, e + 0, b + 0 }'
@@ -113,6 +116,10 @@ ticker() {  # name file
 }
 
 for config in $configs; do
+  if [ "${REPORT_ONLY:-0}" = 1 ]; then
+    filter_properties "$config" >"$work/filters-$config.txt"
+    continue
+  fi
   write_options "$config" "$work/$config.OPTIONS"
   rm -rf "$work/db-$config"
   echo "filling $config ($num keys)..." >&2
@@ -125,6 +132,15 @@ for config in $configs; do
   run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 --perf_level=2 \
     >"$work/read-$config.out" 2>&1
   filter_properties "$config" >"$work/filters-$config.txt"
+done
+
+# Every live SST must have been read (the report sums their filters).
+for config in $configs; do
+  want=$(awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' \
+    "$work/fill-$config.out")
+  got=$(wc -l <"$work/filters-$config.txt")
+  [ "$want" -eq "$got" ] ||
+    echo "WARNING: $config: levelstats lists $want SSTs, properties read for $got" >&2
 done
 
 # "level useful positive", from the perf context's per-level filter counts
