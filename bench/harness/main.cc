@@ -12,6 +12,8 @@
 #include <iostream>
 #include <set>
 
+#include "lsm_mode.h"
+
 #include "experiment.h"
 #include "progress.h"
 #include "report.h"
@@ -35,6 +37,8 @@ struct Flags {
   std::string dir = std::filesystem::temp_directory_path().string();
   std::vector<std::string> configs;
   bool json = false, csv = false, no_direct = false, keep_files = false;
+  int lsm_levels = 0;
+  double size_ratio = 10;
   std::string svg_dir;
   std::vector<double> sweep_bits = {2, 4, 6, 8, 10, 12, 14, 16, 20};
 };
@@ -91,6 +95,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-direct", f.no_direct, "skip the O_DIRECT measurements");
   app.add_flag("--keep-files", f.keep_files, "keep the table files in --dir");
+  app.add_option("--lsm", f.lsm_levels,
+                 "LSM mode: lay the keys out over this many levels (size ratio --size-ratio) and compare "
+                 "uniform with level-aware bits per key at the same filter memory")
+      ->check(CLI::Range(1, 12));
+  app.add_option("--size-ratio", f.size_ratio, "LSM mode: size ratio between adjacent levels")
+      ->check(CLI::Range(1.5, 100.0))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -101,6 +112,26 @@ int main(int argc, char** argv) {
   }
 
   harness::Workload workload;
+  if (f.lsm_levels > 0) {
+    if (f.key_file.empty()) {
+      workload = harness::GenerateWorkload(f.keys, f.lookups, f.seed);
+    } else if (std::string error; !harness::LoadWorkload(f.key_file, f.lookups, f.seed, &workload, &error)) {
+      return Fail(error);
+    }
+    std::vector<harness::LsmResult> lsm;
+    if (std::string error; !harness::RunLsm(workload, f.lsm_levels, f.size_ratio, f.bits_per_key, f.dir, &lsm, &error)) {
+      return Fail(error);
+    }
+    if (f.json) {
+      harness::PrintLsmJson(stdout, lsm, f.size_ratio, f.bits_per_key);
+    } else {
+      harness::PrintLsmTable(stdout, lsm, f.size_ratio, f.bits_per_key);
+    }
+    for (const auto& r : lsm) {
+      if (r.false_negatives != 0) return 3;
+    }
+    return 0;
+  }
   const size_t present = std::min(f.present_lookups, f.lookups);
   if (f.key_file.empty()) {
     workload = harness::GenerateWorkload(f.keys, f.lookups, f.seed);
