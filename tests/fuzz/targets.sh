@@ -1,5 +1,5 @@
 # Sourced by smoke.sh and long.sh: the fuzz targets, in run order. A target
-# whose library has not landed yet is not built and is skipped.
+# not built (not written yet, or its library absent) is skipped.
 LINEBLOOM_FUZZ_TARGETS=(
   fuzz_filter_parse
   fuzz_filter_differential
