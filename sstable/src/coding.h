@@ -12,27 +12,14 @@
 #include <string>
 #include <string_view>
 
+#include "linebloom/sstable/fixed_coding.h"
+
 namespace linebloom::sstable::internal {
 
-inline void PutFixed32(std::string* dst, uint32_t v) {
-  for (int i = 0; i < 4; ++i) dst->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-inline void PutFixed64(std::string* dst, uint64_t v) {
-  for (int i = 0; i < 8; ++i) dst->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-inline uint32_t DecodeFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
-
-inline uint64_t DecodeFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-  return v;
-}
+using sstable::DecodeFixed32;
+using sstable::DecodeFixed64;
+using sstable::PutFixed32;
+using sstable::PutFixed64;
 
 // 7 bits per byte, least significant group first, high bit = "more follows".
 inline void PutVarint64(std::string* dst, uint64_t v) {
