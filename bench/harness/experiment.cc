@@ -38,23 +38,6 @@ bool LinebloomShape(std::string_view bytes, FilterShape* shape) {
   return true;
 }
 
-// Appends to a string (tables of a sweep stay in memory).
-class StringSink final : public sstable::WritableFile {
- public:
-  explicit StringSink(std::string* out) : out_(out) {}
-  Status Append(std::string_view data) override {
-    out_->append(data);
-    return Status::Ok();
-  }
-  Status Sync() override { return Status::Ok(); }
-  Status Close() override { return Status::Ok(); }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string* out_;
-  std::string name_ = "(memory)";
-};
-
 Latency Percentiles(std::vector<uint32_t>& ns) {
   Latency l;
   if (ns.empty()) return l;
@@ -186,7 +169,7 @@ bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& opti
                                .string();
   std::string memory;
   std::unique_ptr<TableWriter> writer;
-  Status s = options.in_memory ? TableWriter::Open(std::make_unique<StringSink>(&memory), wo, &writer)
+  Status s = options.in_memory ? TableWriter::Open(sstable::NewStringWritableFile(&memory), wo, &writer)
                                : TableWriter::Create(path, wo, &writer);
   const auto build_start = Clock::now();
   for (size_t i = 0; s.ok() && i < w.keys.size(); ++i) {

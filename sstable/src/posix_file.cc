@@ -228,6 +228,30 @@ Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* f
   return Status::Ok();
 }
 
+namespace {
+
+class StringWritableFile final : public WritableFile {
+ public:
+  StringWritableFile(std::string* out, std::string name) : out_(out), name_(std::move(name)) {}
+  Status Append(std::string_view data) override {
+    out_->append(data);
+    return Status::Ok();
+  }
+  Status Sync() override { return Status::Ok(); }
+  Status Close() override { return Status::Ok(); }
+  const std::string& name() const override { return name_; }
+
+ private:
+  std::string* out_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<WritableFile> NewStringWritableFile(std::string* out, std::string name) {
+  return std::make_unique<StringWritableFile>(out, std::move(name));
+}
+
 std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string contents) {
   return std::make_unique<MemoryFile>(std::move(name), std::move(contents));
 }

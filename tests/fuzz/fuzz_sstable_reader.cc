@@ -43,23 +43,6 @@ namespace {
 
 using Entries = std::map<std::string, std::string>;
 
-// Keeps the appended bytes in a string the caller owns.
-class StringFile final : public WritableFile {
- public:
-  explicit StringFile(std::string* out) : out_(out) {}
-  Status Append(std::string_view data) override {
-    out_->append(data);
-    return Status::Ok();
-  }
-  Status Sync() override { return Status::Ok(); }
-  Status Close() override { return Status::Ok(); }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string* out_;
-  std::string name_ = "fuzz.sst";
-};
-
 // About 24 of the entries, spread over the table, first and last included:
 // each Get re-reads (and re-validates) a whole block, so looking up every key
 // of a big table costs quadratic time per input for little extra coverage.
@@ -186,7 +169,7 @@ Written ChooseTable(FuzzedDataProvider& in) {
 std::string WriteTable(const Written& w) {
   std::string bytes;
   std::unique_ptr<TableWriter> writer;
-  Status s = TableWriter::Open(std::make_unique<StringFile>(&bytes), w.options, &writer);
+  Status s = TableWriter::Open(NewStringWritableFile(&bytes, "fuzz.sst"), w.options, &writer);
   FUZZ_CHECK(s.ok(), "the writer accepts the options");
   for (const auto& [key, value] : w.entries) {
     s = writer->Add(key, value);

@@ -22,22 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace linebloom::sstable;
 
-class StringFile final : public WritableFile {
- public:
-  explicit StringFile(std::string* out) : out_(out) {}
-  Status Append(std::string_view data) override {
-    out_->append(data);
-    return Status::Ok();
-  }
-  Status Sync() override { return Status::Ok(); }
-  Status Close() override { return Status::Ok(); }
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string* out_;
-  std::string name_ = "seed.sst";
-};
-
 std::string Table(int rows, FilterMode mode, bool compress, size_t block_size) {
   TableWriterOptions options;
   options.filter_mode = mode;
@@ -45,7 +29,7 @@ std::string Table(int rows, FilterMode mode, bool compress, size_t block_size) {
   options.block_size = block_size;
   std::string bytes;
   std::unique_ptr<TableWriter> writer;
-  if (!TableWriter::Open(std::make_unique<StringFile>(&bytes), options, &writer).ok()) std::abort();
+  if (!TableWriter::Open(NewStringWritableFile(&bytes, "fuzz.sst"), options, &writer).ok()) std::abort();
   for (int i = 0; i < rows; ++i) {
     const std::string key = std::string("row").append(std::to_string(1000 + i));
     if (!writer->Add(key, std::string("value-of-").append(key)).ok()) std::abort();

@@ -70,4 +70,8 @@ Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* f
 // have the bytes.
 std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string contents);
 
+// A writable file that appends to `*out` (which must outlive it); Sync and
+// Close do nothing. For tables built in memory.
+std::unique_ptr<WritableFile> NewStringWritableFile(std::string* out, std::string name = "(memory)");
+
 }  // namespace linebloom::sstable
