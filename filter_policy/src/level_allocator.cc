@@ -34,12 +34,12 @@ const FprGrid& Grid() {
   return grid;
 }
 
-// The grid point (or -1 for "no filter") minimising FPR(b) + lambda n b.
-int BestPoint(const FprGrid& grid, double lambda, uint64_t n) {
+// The grid point (or -1 for "no filter") minimising w FPR(b) + lambda n b.
+int BestPoint(const FprGrid& grid, double lambda, uint64_t n, double w) {
   int best = -1;
-  double best_cost = 1.0;  // no filter: every lookup reads a block, no memory
+  double best_cost = w;  // no filter: every consulting lookup reads a block, no memory
   for (size_t i = 0; i < grid.bits.size(); ++i) {
-    const double cost = grid.fpr[i] + lambda * static_cast<double>(n) * grid.bits[i];
+    const double cost = w * grid.fpr[i] + lambda * static_cast<double>(n) * grid.bits[i];
     if (cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(i);
@@ -48,7 +48,19 @@ int BestPoint(const FprGrid& grid, double lambda, uint64_t n) {
   return best;
 }
 
-LevelAllocation Score(std::span<const uint64_t> entries, std::vector<double> bits) {
+// Weight j of `lookup_weights`, per the header's rules: clamped to [0, 1],
+// NaN or missing = 1.
+std::vector<double> NormalizedWeights(std::span<const double> lookup_weights, size_t runs) {
+  std::vector<double> w(runs, 1.0);
+  for (size_t j = 0; j < runs && j < lookup_weights.size(); ++j) {
+    const double x = lookup_weights[j];
+    if (!std::isnan(x)) w[j] = std::clamp(x, 0.0, 1.0);
+  }
+  return w;
+}
+
+LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double> weights,
+                      std::vector<double> bits) {
   LevelAllocation a;
   a.bits_per_key = std::move(bits);
   for (size_t j = 0; j < entries.size(); ++j) {
@@ -58,6 +70,7 @@ LevelAllocation Score(std::span<const uint64_t> entries, std::vector<double> bit
     a.num_probes.push_back(k);
     a.expected_fpr.push_back(entries[j] == 0 ? 0.0 : fpr);
     a.expected_fpr_sum += a.expected_fpr.back();
+    a.expected_weighted_fpr_sum += weights[j] * a.expected_fpr.back();
     a.total_bits += static_cast<double>(entries[j]) * b;
   }
   return a;
@@ -66,13 +79,24 @@ LevelAllocation Score(std::span<const uint64_t> entries, std::vector<double> bit
 }  // namespace
 
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key) {
+  return UniformAllocation(entries_per_run, {}, average_bits_per_key);
+}
+
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
+                                  std::span<const double> lookup_weights, double average_bits_per_key) {
   std::vector<double> bits(entries_per_run.size());
   for (size_t j = 0; j < bits.size(); ++j) bits[j] = entries_per_run[j] == 0 ? 0.0 : average_bits_per_key;
-  return Score(entries_per_run, std::move(bits));
+  return Score(entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size()), std::move(bits));
 }
 
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, double average_bits_per_key) {
+  return AllocateBitsPerRun(entries_per_run, {}, average_bits_per_key);
+}
+
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
+                                   std::span<const double> lookup_weights, double average_bits_per_key) {
   const FprGrid& grid = Grid();
+  const std::vector<double> w = NormalizedWeights(lookup_weights, entries_per_run.size());
   double total_entries = 0;
   for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
   const double budget = average_bits_per_key * total_entries;
@@ -90,12 +114,12 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
     double used = 0;
     for (size_t j = 0; j < runs; ++j) {
       if (entries_per_run[j] == 0) continue;
-      points[j] = BestPoint(grid, lambda, entries_per_run[j]);
+      points[j] = BestPoint(grid, lambda, entries_per_run[j], w[j]);
       used += bits_of(points[j]) * n(j);
     }
     return std::pair{points, used};
   };
-  double lo = 1e-30, hi = 1.0;  // at lambda = 1 every filter costs more than it saves
+  double lo = 1e-30, hi = 1.0;  // at lambda = 1 a filter costs >= n >= 1 >= w: never worth it
   for (int iter = 0; iter < 200 && hi / lo > 1 + 1e-9; ++iter) {
     const double mid = std::sqrt(lo * hi);
     (points_at(mid).second > budget ? lo : hi) = mid;
@@ -131,12 +155,12 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
       for (size_t j = 0; j < runs; ++j) {
         if (i == j || entries_per_run[i] == 0 || entries_per_run[j] == 0) continue;
         const double others = used_by(points) - bits_of(points[i]) * n(i) - bits_of(points[j]) * n(j);
-        const double current = fpr_of(points[i]) + fpr_of(points[j]);
+        const double current = w[i] * fpr_of(points[i]) + w[j] * fpr_of(points[j]);
         for (int pi = -1; pi < static_cast<int>(grid.bits.size()); ++pi) {
           const double left = budget - others - bits_of(pi) * n(i);
           if (left < 0) break;
           const int pj = most_affordable(left, j);
-          if (fpr_of(pi) + fpr_of(pj) < current * (1 - 1e-12)) {
+          if (w[i] * fpr_of(pi) + w[j] * fpr_of(pj) < current * (1 - 1e-12)) {
             points[i] = pi;
             points[j] = pj;
             improved = true;
@@ -149,9 +173,9 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
 
   std::vector<double> bits(runs);
   for (size_t j = 0; j < runs; ++j) bits[j] = bits_of(points[j]);
-  LevelAllocation best = Score(entries_per_run, std::move(bits));
-  LevelAllocation uniform = UniformAllocation(entries_per_run, average_bits_per_key);
-  return uniform.expected_fpr_sum < best.expected_fpr_sum ? uniform : best;
+  LevelAllocation best = Score(entries_per_run, w, std::move(bits));
+  LevelAllocation uniform = UniformAllocation(entries_per_run, w, average_bits_per_key);
+  return uniform.expected_weighted_fpr_sum < best.expected_weighted_fpr_sum ? uniform : best;
 }
 
 std::vector<uint64_t> LeveledEntries(uint64_t total_entries, double size_ratio, int num_levels) {

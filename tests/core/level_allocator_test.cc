@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "linebloom/bloom_math.h"
@@ -112,6 +113,136 @@ TEST(LevelAllocator, LeveledTreesHalveTheWastedReads) {
     EXPECT_LE(a.total_bits, u.total_bits);
     EXPECT_GT(a.total_bits, 0.99 * u.total_bits);  // the budget is used, not hoarded
   }
+}
+
+// ---- Lookup weights ----
+
+// Brute force over the grid for two runs: the least w0 FPR(b0) + w1 FPR(b1)
+// within the budget.
+double BruteForceTwoRuns(uint64_t n0, uint64_t n1, double w0, double w1, double avg) {
+  const double budget = avg * static_cast<double>(n0 + n1);
+  std::vector<double> grid = {0};
+  for (double b = 1; b <= kMaxLevelBitsPerKey; b += 0.125) grid.push_back(b);
+  double best = w0 + w1;
+  for (double b0 : grid) {
+    const double left = budget - b0 * static_cast<double>(n0);
+    if (left < 0) break;
+    double b1 = 0;  // the most bits run 1 can afford (FPR falls with bits)
+    for (double b : grid) {
+      if (b * static_cast<double>(n1) <= left * (1 + 1e-15)) b1 = b;
+    }
+    best = std::min(best, w0 * BestFpr(b0) + w1 * BestFpr(b1));
+  }
+  return best;
+}
+
+// Hand-computed: two equal runs, 10 bits/key on average. If lookups never
+// reach run 1, all 20 000 bits go to run 0: 20 bits per key, and run 1 gets
+// no filter; the weighted cost is FPR_blk(20) (1.5e-4 or so), while
+// uniform pays FPR_blk(10).
+TEST(LevelAllocatorWeights, AnUnreachedRunGivesItsBitsAway) {
+  const uint64_t entries[] = {1000, 1000};
+  const double weights[] = {1.0, 0.0};
+  const LevelAllocation a = AllocateBitsPerRun(entries, weights, 10);
+  EXPECT_DOUBLE_EQ(a.bits_per_key[0], 20);
+  EXPECT_EQ(a.bits_per_key[1], 0);
+  EXPECT_EQ(a.num_probes[1], 0);
+  EXPECT_NEAR(a.expected_weighted_fpr_sum, BestFpr(20), 1e-15);
+  EXPECT_NEAR(a.expected_fpr_sum, BestFpr(20) + 1.0, 1e-12);  // unweighted: run 1 always "may match"
+  EXPECT_NEAR(UniformAllocation(entries, weights, 10).expected_weighted_fpr_sum, BestFpr(10), 1e-15);
+}
+
+// Hand-computed with the unblocked closed form as the guide: runs of 1000
+// and 100 000 keys. Unweighted, the small run gets more bits per key
+// (ln(1/f) is larger). Each run's cost is w_j (FPR(b) + lambda (n_j / w_j) b),
+// so only n_j / w_j matters: a small run reached by 1 % of the lookups
+// (n / w = 100 000) is priced exactly like the large one, and both get the
+// average, 10 bits; reached by 0.1 % (ln(0.001) / ln^2 2 = -14.4 bits in the
+// closed form) a small run gets fewer bits per key than the large run. The exact grid
+// optimum is the brute force.
+TEST(LevelAllocatorWeights, AMostlyUnreachedSmallRunGetsFewerBits) {
+  const uint64_t entries[] = {1000, 100000};
+  const LevelAllocation unweighted = AllocateBitsPerRun(entries, 10);
+  EXPECT_GT(unweighted.bits_per_key[0], unweighted.bits_per_key[1]);
+
+  const double balanced[] = {0.01, 1.0};
+  const LevelAllocation b = AllocateBitsPerRun(entries, balanced, 10);
+  EXPECT_DOUBLE_EQ(b.bits_per_key[0], 10);
+  EXPECT_DOUBLE_EQ(b.bits_per_key[1], 10);
+
+  // (10 000 keys, not 1000: the large run's next 1/8 bit per key must be
+  // affordable from the small run's bits.)
+  const uint64_t entries2[] = {10000, 100000};
+  const double rare[] = {0.001, 1.0};
+  const LevelAllocation a = AllocateBitsPerRun(entries2, rare, 10);
+  EXPECT_LT(a.bits_per_key[0], a.bits_per_key[1]);
+  EXPECT_NEAR(a.expected_weighted_fpr_sum, BruteForceTwoRuns(10000, 100000, 0.001, 1.0, 10), 1e-12);
+  EXPECT_LT(a.expected_weighted_fpr_sum, UniformAllocation(entries2, rare, 10).expected_weighted_fpr_sum);
+}
+
+TEST(LevelAllocatorWeights, MatchesBruteForceOnTwoRuns) {
+  struct Case { uint64_t n0, n1; double w0, w1, avg; };
+  for (const Case c : {Case{1000, 100000, 0.3, 1, 10}, Case{1000, 100000, 1, 0.3, 10},
+                       Case{50000, 60000, 0.05, 0.9, 8}, Case{10, 1000000, 0.5, 1, 6},
+                       Case{100, 1000, 0.2, 0.2, 3}, Case{100000, 1000, 1, 0.001, 2}}) {
+    const uint64_t entries[] = {c.n0, c.n1};
+    const double weights[] = {c.w0, c.w1};
+    const LevelAllocation a = AllocateBitsPerRun(entries, weights, c.avg);
+    EXPECT_LE(a.total_bits, c.avg * static_cast<double>(c.n0 + c.n1) * (1 + 1e-12));
+    EXPECT_NEAR(a.expected_weighted_fpr_sum, BruteForceTwoRuns(c.n0, c.n1, c.w0, c.w1, c.avg), 1e-12)
+        << c.n0 << "/" << c.n1 << " w " << c.w0 << "/" << c.w1;
+  }
+}
+
+TEST(LevelAllocatorWeights, WeightOneEverywhereIsTheUnweightedAnswer) {
+  std::mt19937_64 rng(29);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<uint64_t> entries(1 + rng() % 7);
+    for (auto& n : entries) n = 1 + rng() % 10000000;
+    const double avg = 1 + (rng() % 1500) / 100.0;
+    const std::vector<double> ones(entries.size(), 1.0);
+    const LevelAllocation w = AllocateBitsPerRun(entries, ones, avg);
+    const LevelAllocation u = AllocateBitsPerRun(entries, avg);
+    ASSERT_EQ(w.bits_per_key, u.bits_per_key) << trial;
+    ASSERT_EQ(w.num_probes, u.num_probes) << trial;
+    ASSERT_EQ(w.expected_fpr_sum, u.expected_fpr_sum) << trial;
+    ASSERT_EQ(w.expected_weighted_fpr_sum, w.expected_fpr_sum) << trial;
+  }
+}
+
+TEST(LevelAllocatorWeights, NeverOverBudgetNeverWorseThanUniform) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<uint64_t> entries(1 + rng() % 8);
+    for (auto& n : entries) n = rng() % 4 == 0 ? rng() % 100 : rng() % 1000000000;
+    std::vector<double> weights(entries.size());
+    for (auto& x : weights) x = rng() % 5 == 0 ? 1.0 : unit(rng);
+    const double avg = 1 + (rng() % 1900) / 100.0;
+    double total = 0;
+    for (uint64_t n : entries) total += static_cast<double>(n);
+    const LevelAllocation a = AllocateBitsPerRun(entries, weights, avg);
+    const LevelAllocation u = UniformAllocation(entries, weights, avg);
+    ASSERT_LE(a.total_bits, avg * total * (1 + 1e-12)) << trial;
+    ASSERT_LE(a.expected_weighted_fpr_sum, u.expected_weighted_fpr_sum * (1 + 1e-12)) << trial;
+    for (size_t j = 0; j < entries.size(); ++j) {
+      ASSERT_TRUE(a.bits_per_key[j] == 0 || (a.bits_per_key[j] >= 1 && a.bits_per_key[j] <= kMaxLevelBitsPerKey));
+    }
+  }
+}
+
+// The weights are probabilities; anything else is clamped, and a NaN or a
+// missing weight means "every lookup" (the unweighted, safe reading).
+TEST(LevelAllocatorWeights, OutOfRangeAndMissingWeights) {
+  const uint64_t entries[] = {1000, 10000, 100000};
+  const double odd[] = {std::nan(""), 7.0};  // NaN -> 1, 7 -> 1, third missing -> 1
+  const LevelAllocation a = AllocateBitsPerRun(entries, odd, 10);
+  EXPECT_EQ(a.bits_per_key, AllocateBitsPerRun(entries, 10).bits_per_key);
+  const double negative[] = {-3.0, 1.0, 1.0, 0.5 /* extra: ignored */};
+  const double zero[] = {0.0, 1.0, 1.0};
+  EXPECT_EQ(AllocateBitsPerRun(entries, negative, 10).bits_per_key,
+            AllocateBitsPerRun(entries, zero, 10).bits_per_key);
+  EXPECT_EQ(AllocateBitsPerRun(entries, zero, 10).bits_per_key[0], 0);
 }
 
 TEST(LevelAllocator, LeveledEntriesGrowBySizeRatio) {

@@ -23,9 +23,25 @@
 // count for b and b = 0 means "no filter" (FPR 1, no memory); lambda is
 // bisected until the budget is met. Because the grid is discrete that can
 // leave bits unspent, so a pairwise pass then re-splits the budget between
-// every two runs exhaustively until nothing improves. The answer is compared with the uniform
-// allocation and the better one returned, so it is never worse than
-// uniform and never over budget.
+// every two runs exhaustively until nothing improves. The answer is compared
+// with the uniform allocation and the better one returned, so it is never
+// worse than uniform and never over budget.
+//
+// Lookup weights. The sum above assumes every absent-key lookup consults
+// every run. In a real LSM tree it does not: a leveled lookup consults level
+// l's filter only if the key falls inside one of its files' key ranges, and
+// the upper levels of a growing tree often cover a small part of the key
+// space. With w_j the probability that a lookup consults run j, the cost is
+// R_w = sum_j w_j FPR(b_j) and the Lagrangian condition becomes
+// w_j c e^(-b_j c) = lambda n_j, i.e. FPR_j = lambda n_j / (c w_j): a run
+// that few lookups reach is priced as if it were 1/w_j times larger. For
+// unblocked filters, with g_j = ln(w_j / f_j),
+//     b_j = b̄ + (g_j - sum_i f_i g_i) / ln^2 2,
+// which is the formula above plus (ln w_j - sum_i f_i ln w_i) / ln^2 2; a
+// run with w_j = 0 gets no filter, and any run whose optimal rate
+// lambda n_j / (c w_j) would reach 1 gets none either. The blocked solver is
+// the same with each run's cost w_j FPR_blk(b) + lambda n_j b (no filter:
+// w_j), and the pairwise pass and the uniform comparison use R_w.
 
 #pragma once
 
@@ -49,6 +65,10 @@ struct LevelAllocation {
   // sum of expected_fpr: expected wasted block reads per absent-key lookup
   // that consults every run.
   double expected_fpr_sum = 0;
+  // sum_j w_j expected_fpr_j: expected wasted block reads per absent-key
+  // lookup that consults run j with probability w_j (the objective of the
+  // weighted allocation; equal to expected_fpr_sum without weights).
+  double expected_weighted_fpr_sum = 0;
   // sum_j entries_j * bits_per_key_j (nominal, before rounding filters up to
   // whole 64-byte blocks).
   double total_bits = 0;
@@ -60,8 +80,21 @@ struct LevelAllocation {
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
                                    double average_bits_per_key);
 
-// The uniform allocation (every run average_bits_per_key), scored the same way.
+// As above, minimising sum_j lookup_weights[j] * FPR_j: lookup_weights[j] is
+// the probability that an absent-key lookup consults run j's filter. Weights
+// are clamped to [0, 1]; a NaN or a missing weight (fewer weights than runs)
+// counts as 1 (every lookup), extra weights are ignored. All weights 1 gives
+// exactly the unweighted answer. A run of weight 0 gets no filter.
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
+                                   std::span<const double> lookup_weights,
+                                   double average_bits_per_key);
+
+// The uniform allocation (every run average_bits_per_key), scored the same
+// way (optionally with lookup weights, as above).
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
+                                  double average_bits_per_key);
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
+                                  std::span<const double> lookup_weights,
                                   double average_bits_per_key);
 
 // Entries per level of a leveled LSM tree holding total_entries over
