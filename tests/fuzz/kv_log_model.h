@@ -133,7 +133,12 @@ struct Replay {
 //  - bad magic: corruption; another version byte: not supported;
 //  - the last record may be torn: fewer than 17 header bytes, a payload
 //    running past the end, a checksum mismatch with nothing after the record,
-//    or only zeros from the record on: dropped;
+//    or only zero bytes from some point on: dropped. "Nothing after" and
+//    "from some point on" are read as the documentation's reason for them
+//    says (a crash leaves a prefix of the record, right as far as it goes,
+//    then zeros the file system allocated but never filled): a check that
+//    fails only because the file's trailing zeros reach into the record is a
+//    tear, not damage;
 //  - anything else (bad header check, checksum mismatch with bytes after,
 //    unknown type, a payload that does not parse exactly): corruption.
 inline Replay ReplayLog(std::string_view log, State* state) {
@@ -150,14 +155,19 @@ inline Replay ReplayLog(std::string_view log, State* state) {
   }
   if (log.substr(0, kMagic.size()) != kMagic) return {Outcome::kCorruption};
   if (log[7] != '\x01') return {Outcome::kNotSupported};
+  // Where the run of zero bytes that ends the file starts.
+  size_t zero_from = log.size();
+  while (zero_from > 0 && log[zero_from - 1] == 0) --zero_from;
   State next = *state;
   size_t pos = kFileHeaderSize;
   while (pos < log.size()) {
     const std::string_view rest = log.substr(pos);
-    if (all_zero(rest)) break;
+    if (zero_from <= pos) break;
     // The header check (bytes 5-8) is verified as soon as it is all there,
-    // so a damaged length is never trusted.
+    // so a damaged length is never trusted; a header cut short by the
+    // trailing zeros is a tear.
     if (rest.size() >= 9 && static_cast<uint32_t>(XXH3_64bits(rest.data(), 5)) != GetLe(rest.substr(5), 4)) {
+      if (zero_from < pos + 9) break;
       return {Outcome::kCorruption};
     }
     if (rest.size() < kRecordHeaderSize) break;
@@ -167,7 +177,7 @@ inline Replay ReplayLog(std::string_view log, State* state) {
     std::string covered(rest.substr(0, 5));
     covered.append(rest.substr(kRecordHeaderSize, length));
     if (XXH3_64bits(covered.data(), covered.size()) != GetLe(rest.substr(9), 8)) {
-      if (end == log.size()) break;
+      if (end == log.size() || zero_from <= end) break;
       return {Outcome::kCorruption};
     }
     if (static_cast<uint8_t>(rest[4]) != kWriteBatchType) return {Outcome::kCorruption};

@@ -76,6 +76,12 @@ Status ReplayWal(const std::string& name, std::string_view contents, const WalRe
                                     .append(" (this build reads version 1)"));
   }
 
+  // Where the zeros that end the file begin (its size if it ends otherwise).
+  // A crash leaves a prefix of the last record, right as far as it goes, and
+  // possibly zeros after it (space allocated, never filled): a check that
+  // fails only because those zeros reach into the record is a tear.
+  uint64_t zero_from = contents.size();
+  while (zero_from > kWalHeaderSize && contents[zero_from - 1] == 0) --zero_from;
   uint64_t pos = kWalHeaderSize;
   auto torn_tail = [&] {
     result->valid_bytes = pos;
@@ -84,12 +90,10 @@ Status ReplayWal(const std::string& name, std::string_view contents, const WalRe
   };
   while (pos < contents.size()) {
     const std::string_view rest = contents.substr(pos);
-    // A crash mid-append leaves a prefix of the record: its bytes are right
-    // as far as they go. Zeros are space the file system allocated but the
-    // crash never filled.
-    if (AllZero(rest)) return torn_tail();
+    if (pos >= zero_from) return torn_tail();
     if (rest.size() >= kChecksumOffset &&
         HeaderCheck(rest.substr(0, kLengthTypeSize)) != DecodeFixed32(rest.data() + kLengthTypeSize)) {
+      if (pos + kChecksumOffset > zero_from) return torn_tail();  // header cut short by the zeros
       return Status::CorruptionAt(name, pos, "log record header check mismatch");
     }
     if (rest.size() < kWalRecordHeaderSize) return torn_tail();
@@ -98,9 +102,10 @@ Status ReplayWal(const std::string& name, std::string_view contents, const WalRe
     const std::string_view payload = rest.substr(kWalRecordHeaderSize, length);
     const uint64_t end = pos + kWalRecordHeaderSize + length;
     if (RecordChecksum(rest.substr(0, kLengthTypeSize), payload) != DecodeFixed64(rest.data() + kChecksumOffset)) {
-      // At the very end of the log this is what a power loss leaves when the
-      // file's size reached the disk before its data did.
-      if (end == contents.size()) return torn_tail();
+      // At the very end of the log (or followed by zeros only) this is what a
+      // power loss leaves when the file's size reached the disk before its
+      // data did.
+      if (end >= zero_from) return torn_tail();
       return Status::CorruptionAt(name, pos, "log record checksum mismatch (records follow it)");
     }
     const auto type = static_cast<uint8_t>(rest[4]);
