@@ -5,13 +5,16 @@
 // fallbacks to uniform bits, and a real DB in which one level is allocated
 // no filter at all and still answers every key correctly.
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +25,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
+#include "../../integration/rocksdb/src/level_aware_bits.h"  // white-box: the weight estimate
 #include "db_fixture.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/level_allocator.h"
@@ -302,6 +306,216 @@ TEST(RocksdbLevelAware, LevelWithoutFilterStillAnswersEveryKey) {
   }
   for (const auto& absent : {Keys(1, 30000, 2), Keys(100001, 3000, 2), Keys(200001, 3000, 2)}) {
     for (const auto& key : absent) ASSERT_TRUE(db->Get(ro, key, &value).IsNotFound()) << key;
+  }
+}
+
+// ---- Lookup weights from the key ranges of the filters the policy builds ----
+
+// An 8-byte big-endian key: its position in the key space is `x` itself.
+std::string KeyAt(uint64_t x) {
+  std::string key(8, '\0');
+  for (int i = 7; i >= 0; --i, x >>= 8) key[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
+  return key;
+}
+
+// Builds one filter through the policy, as RocksDB would for a file created
+// at `level`: `keys` keys evenly spread over [first, last].
+void BuildFilter(const LinebloomFilterPolicy& policy, int level, uint64_t first, uint64_t last,
+                 uint64_t keys) {
+  Context c(level);
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(c.context));
+  ASSERT_NE(builder, nullptr);
+  for (uint64_t i = 0; i < keys; ++i) builder->AddKey(KeyAt(first + (last - first) / (keys - 1) * i));
+  std::unique_ptr<const char[]> buf;
+  ::rocksdb::Status status;
+  builder->Finish(&buf, &status);
+  ASSERT_TRUE(status.ok());
+}
+
+// Levels L3..L6 whose recent files, 1000 keys each, span 1/2, 1/4, 1/20 and
+// 1/100 of the key space (L0 files span all of it). Densities (keys per key
+// space): 2000, 4000, 20 000, 100 000. With the model's sizes n_l = 10^(l-6) n_6
+// and L6 covering everything (n_6 = 100 000), the levels cover
+//   L5: 0.1 * 100000 / 20000 = 0.5,  L4: 0.01 * 100000 / 4000 = 0.25,
+//   L3: 0.001 * 100000 / 2000 = 0.05 -> the floor, 1/8,
+// so the weights are (L0, L3, L4, L5, L6) = (1, 8/64, 16/64, 32/64, 1). Every
+// filter is exactly as large as a uniform one (the books balance), so the
+// average stays 10 and each level gets AllocateBitsPerRun's weighted answer.
+constexpr uint64_t kSpace = uint64_t{1} << 32;
+
+void ObserveShape(LevelAwareBits& bits, double bytes_over_uniform) {
+  const uint64_t uniform_bytes = NumBlocksFor(1000, 10) * 64 + 16;
+  auto observe = [&](int level, uint64_t first, uint64_t last) {
+    const uint64_t bytes = level == 6 ? static_cast<uint64_t>(std::llround(uniform_bytes * bytes_over_uniform))
+                                      : uniform_bytes;
+    bits.ObserveFilter("default", level, KeyAt(first), KeyAt(last), 1000, bytes);
+  };
+  for (uint64_t i = 0; i < 100; ++i) observe(6, i * kSpace / 100, (i + 1) * kSpace / 100 - 1);
+  for (uint64_t i = 0; i < 8; ++i) {
+    observe(0, 0, kSpace - 1);
+    observe(3, i * kSpace / 16, i * kSpace / 16 + kSpace / 2 - 1);
+    observe(4, i * kSpace / 32, i * kSpace / 32 + kSpace / 4 - 1);
+    observe(5, i * kSpace / 32, i * kSpace / 32 + kSpace / 20 - 1);
+  }
+}
+
+std::vector<uint64_t> ModelL3ToL6() {
+  std::vector<uint64_t> model = LeveledEntries(uint64_t{1} << 60, 10, 4);
+  model.insert(model.begin(), model.front());
+  return model;
+}
+
+TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
+  const auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  const int levels[] = {0, 3, 4, 5, 6};
+  for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
+  const std::vector<uint64_t> model = ModelL3ToL6();
+  const LevelAllocation unweighted = AllocateBitsPerRun(model, 10);
+  // Nothing observed yet: weight 1 everywhere.
+  EXPECT_EQ(bits->LookupWeights("default"), std::vector<double>(5, 1.0));
+  EXPECT_EQ(bits->ForNewFile(Context(3).context)->bits_per_key, unweighted.bits_per_key[1]);
+
+  ObserveShape(*bits, 1.0);
+  const std::vector<double> weights = bits->LookupWeights("default");
+  ASSERT_EQ(weights.size(), 5u);
+  const double expected_weights[] = {1.0, 1.0 / 8, 0.25, 0.5, 1.0};
+  for (size_t run = 0; run < 5; ++run) EXPECT_NEAR(weights[run], expected_weights[run], 0.01) << run;
+  EXPECT_DOUBLE_EQ(bits->BudgetAverage("default"), 10.0);
+
+  const double quantized[] = {1.0, 8.0 / 64, 16.0 / 64, 32.0 / 64, 1.0};
+  const LevelAllocation expected = AllocateBitsPerRun(model, quantized, 10);
+  for (size_t run = 0; run < model.size(); ++run) {
+    const auto chosen = bits->ForNewFile(Context(levels[run]).context);
+    ASSERT_TRUE(chosen) << levels[run];
+    EXPECT_EQ(chosen->bits_per_key, expected.bits_per_key[run]) << "L" << levels[run];
+    EXPECT_EQ(chosen->num_probes, expected.num_probes[run]) << "L" << levels[run];
+  }
+  // The sparse upper levels give bits to the last level, and the expected
+  // false positives per lookup (with these weights) fall further.
+  EXPECT_LT(expected.bits_per_key[1], unweighted.bits_per_key[1]);
+  EXPECT_GT(expected.bits_per_key[4], unweighted.bits_per_key[4]);
+  double unweighted_cost = 0;
+  for (size_t run = 0; run < model.size(); ++run) unweighted_cost += quantized[run] * unweighted.expected_fpr[run];
+  EXPECT_LT(expected.expected_weighted_fpr_sum, unweighted_cost);
+}
+
+// The books: L6 filters 4 % larger than uniform ones of the same keys. L6 is
+// 1000/1111 of the model, so the live ratio is ~1 + 0.04 * 1000/1111 and the
+// next files are allocated an average of 10 / that (to 1/64 bit).
+// Under-spending raises the average, up to 1.1 times bits_per_key.
+TEST(RocksdbLevelAwareWeights, OverAndUnderSpendingMoveTheAverage) {
+  const std::vector<uint64_t> model = ModelL3ToL6();
+  {
+    const auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+    for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
+    ObserveShape(*bits, 1.04);
+    // (The L6 filters are whole bytes: 1296 * 1.04 -> 1348.)
+    const double uniform_bytes = static_cast<double>(NumBlocksFor(1000, 10) * 64 + 16);
+    const double l6_ratio = std::round(uniform_bytes * 1.04) / uniform_bytes;
+    const double ratio = 1 + (l6_ratio - 1) * static_cast<double>(model[4]) /
+                                 static_cast<double>(model[0] + model[1] + model[2] + model[3] + model[4]);
+    EXPECT_NEAR(bits->BudgetAverage("default"), 10 / ratio, 1e-9);
+    const double quantized[] = {1.0, 8.0 / 64, 16.0 / 64, 32.0 / 64, 1.0};
+    const double average = std::round(bits->BudgetAverage("default") * 64) / 64;
+    const LevelAllocation expected = AllocateBitsPerRun(model, quantized, average);
+    EXPECT_EQ(bits->ForNewFile(Context(6).context)->bits_per_key, expected.bits_per_key[4]);
+    EXPECT_LT(expected.total_bits, 10 * static_cast<double>(model[0] + model[1] + model[2] + model[3] + model[4]));
+  }
+  {
+    const auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+    for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
+    ObserveShape(*bits, 0.5);
+    EXPECT_DOUBLE_EQ(bits->BudgetAverage("default"), 11.0);
+  }
+}
+
+// Through the policy: the builders it hands out report their filters, so
+// after files at every level the sparse upper levels get fewer bits than the
+// unweighted model gives them.
+TEST(RocksdbLevelAwareWeights, PolicyBuildersFeedTheEstimate) {
+  LinebloomFilterPolicy policy(LevelAware(10));
+  for (uint64_t i = 0; i < 100; ++i) BuildFilter(policy, 6, i * kSpace / 100, (i + 1) * kSpace / 100 - 1, 1000);
+  for (uint64_t i = 0; i < 8; ++i) {
+    BuildFilter(policy, 3, i * kSpace / 16, i * kSpace / 16 + kSpace / 2 - 1, 1000);
+    BuildFilter(policy, 4, i * kSpace / 32, i * kSpace / 32 + kSpace / 4 - 1, 1000);
+    BuildFilter(policy, 5, i * kSpace / 32, i * kSpace / 32 + kSpace / 20 - 1, 1000);
+  }
+  const LevelAllocation unweighted = AllocateBitsPerRun(ModelL3ToL6(), 10);
+  EXPECT_LT(Choose(policy, 3)->bits_per_key, unweighted.bits_per_key[1] - 4);
+  EXPECT_LT(Choose(policy, 4)->bits_per_key, unweighted.bits_per_key[2] - 2);
+}
+
+// Files with one key each have no width: no density, weight 1. Filters from
+// level -1 (SstFileWriter) are not observed at all.
+TEST(RocksdbLevelAwareWeights, NoUsableRangesMeansUnweighted) {
+  LinebloomFilterPolicy policy(LevelAware(10));
+  Context external(-1);
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(external.context));
+  ASSERT_NE(builder, nullptr);
+  builder->AddKey(KeyAt(0));
+  builder->AddKey(KeyAt(1000000));
+  std::unique_ptr<const char[]> buf;
+  builder->Finish(&buf);
+  for (int i = 0; i < 8; ++i) {
+    Context c(i % 2 == 0 ? 3 : 6);
+    builder.reset(policy.GetBuilderWithContext(c.context));
+    ASSERT_NE(builder, nullptr);
+    builder->AddKey(KeyAt(static_cast<uint64_t>(i) * 1000));
+    builder->Finish(&buf);
+  }
+  std::vector<uint64_t> model = LeveledEntries(uint64_t{1} << 60, 10, 4);
+  model.insert(model.begin(), model.front());
+  const LevelAllocation unweighted = AllocateBitsPerRun(model, 10);
+  EXPECT_EQ(Choose(policy, 3)->bits_per_key, unweighted.bits_per_key[1]);
+  EXPECT_EQ(Choose(policy, 6)->bits_per_key, unweighted.bits_per_key[4]);
+}
+
+// A real leveled DB with automatic compactions and partitioned filters: the
+// observing builder forwards partition sizing and post-verification, and
+// every key is found, every absent key not.
+TEST(RocksdbLevelAwareWeights, RealDbWithObservedPartitionedFilters) {
+  TempDir dir;
+  const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+  testing::FilterMode mode;
+  mode.partitioned = true;
+  ::rocksdb::Options options = MakeOptions(policy, mode);
+  auto* table = options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(table, nullptr);
+  table->detect_filter_construct_corruption = true;
+  table->metadata_block_size = 512;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.level_compaction_dynamic_level_bytes = true;
+  auto db = OpenDb(options, dir.path());
+  ASSERT_TRUE(db);
+  std::mt19937_64 rng(5);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40000; ++i) keys.push_back(testing::Key(2 * (rng() % 10000000)));
+  PutAll(*db, keys);
+  ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions()).ok());
+  // RocksDB 7.8 has no public WaitForCompact: poll until nothing is pending.
+  for (int i = 0; i < 3000; ++i) {
+    uint64_t pending = 0, running = 0, flushes = 0;
+    db->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db->GetIntProperty("rocksdb.num-running-compactions", &running);
+    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
+    if (pending + running + flushes == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  int levels_with_files = 0;
+  for (const auto& level : meta.levels) levels_with_files += level.files.empty() ? 0 : 1;
+  EXPECT_GE(levels_with_files, 2);
+  ::rocksdb::ReadOptions ro;
+  std::string value;
+  for (const auto& key : keys) {
+    ASSERT_TRUE(db->Get(ro, key, &value).ok()) << key;
+    ASSERT_EQ(value, testing::ValueFor(key));
+  }
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_TRUE(db->Get(ro, testing::Key(2 * (rng() % 10000000) + 1), &value).IsNotFound());
   }
 }
 

@@ -3,8 +3,14 @@
 #include "level_aware_bits.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
+
+#include <rocksdb/env.h>
+
+#include "linebloom/filter_builder.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -14,6 +20,88 @@ namespace {
 // a deep tree with a big ratio well above zero entries after rounding
 // (2^60 / 100^8 is still 1e2).
 constexpr uint64_t kModelEntries = uint64_t{1} << 60;
+
+// Weights are cached in 64ths: kUnit = weight 1.
+constexpr int kUnit = 64;
+
+// Past this many cached weighted allocations the cache is emptied (weights
+// drift slowly; this bounds memory in a long-lived DB).
+constexpr size_t kMaxCachedAllocations = 4096;
+
+// The position of `key` in the key space: the 8 bytes after `prefix_length`
+// as a big-endian number (missing bytes are 0).
+double KeyPosition(std::string_view key, size_t prefix_length) {
+  uint64_t x = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    const size_t at = prefix_length + i;
+    x = (x << 8) | (at < key.size() ? static_cast<unsigned char>(key[at]) : 0u);
+  }
+  return static_cast<double>(x);
+}
+
+size_t CommonPrefixLength(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// Forwards everything to the real builder and reports each finished
+// filter's key range and count to the policy's weight estimate.
+class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
+ public:
+  ObservingBitsBuilder(std::shared_ptr<LevelAwareBits> owner, std::string column_family, int level,
+                       std::unique_ptr<::rocksdb::FilterBitsBuilder> inner)
+      : owner_(std::move(owner)),
+        column_family_(std::move(column_family)),
+        level_(level),
+        inner_(std::move(inner)) {}
+
+  void AddKey(const ::rocksdb::Slice& key) override {
+    const std::string_view k(key.data(), key.size());
+    // Bytewise min and max, not first and last: the column family's
+    // comparator need not be bytewise, and prefixes may be interleaved.
+    if (!any_ || k < std::string_view(smallest_)) smallest_.assign(k);
+    if (!any_ || k > std::string_view(largest_)) largest_.assign(k);
+    any_ = true;
+    inner_->AddKey(key);
+  }
+  size_t EstimateEntriesAdded() override { return inner_->EstimateEntriesAdded(); }
+
+  ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    const size_t keys = inner_->EstimateEntriesAdded();
+    const ::rocksdb::Slice filter = inner_->Finish(buf);
+    Report(keys, filter.size());
+    return filter;
+  }
+  ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) override {
+    const size_t keys = inner_->EstimateEntriesAdded();
+    const ::rocksdb::Slice filter = inner_->Finish(buf, status);
+    if (status == nullptr || status->ok()) Report(keys, filter.size());
+    return filter;
+  }
+  ::rocksdb::Status MaybePostVerify(const ::rocksdb::Slice& filter) override {
+    return inner_->MaybePostVerify(filter);
+  }
+  size_t ApproximateNumEntries(size_t bytes) override { return inner_->ApproximateNumEntries(bytes); }
+
+ private:
+  // After each Finish (the inner builder then starts the next filter, a
+  // partition; so does our range). `keys` was counted before Finish.
+  void Report(size_t keys, size_t filter_bytes) {
+    if (any_ && keys > 0) {
+      owner_->ObserveFilter(column_family_, level_, smallest_, largest_, keys, filter_bytes);
+    }
+    any_ = false;
+  }
+
+  std::shared_ptr<LevelAwareBits> owner_;
+  std::string column_family_;
+  int level_;
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> inner_;
+  bool any_ = false;
+  std::string smallest_, largest_;
+};
 
 }  // namespace
 
@@ -40,18 +128,162 @@ FilterOptions LevelAwareBits::Uniform() const {
   return options;
 }
 
-const LevelAllocation& LevelAwareBits::AllocationForLocked(int num_runs) {
-  auto it = allocations_.find(num_runs);
+const LevelAllocation& LevelAwareBits::AllocationForLocked(const std::vector<int>& key) {
+  auto it = allocations_.find(key);
   if (it == allocations_.end()) {
-    const std::vector<uint64_t> entries = ModelEntries(size_ratio_, num_runs - 1);
-    it = allocations_.emplace(num_runs, AllocateBitsPerRun(entries, average_bits_per_key_)).first;
+    const int unweighted_average = static_cast<int>(std::lround(average_bits_per_key_ * kUnit));
+    if (allocations_.size() >= kMaxCachedAllocations) {
+      // Keep the unweighted ones: AllocationFor hands out references to them.
+      std::erase_if(allocations_, [&](const auto& entry) {
+        const std::vector<int>& k = entry.first;
+        return k.back() != unweighted_average ||
+               std::any_of(k.begin(), k.end() - 1, [](int q) { return q != kUnit; });
+      });
+    }
+    const size_t num_runs = key.size() - 1;
+    const std::vector<uint64_t> entries = ModelEntries(size_ratio_, static_cast<int>(num_runs) - 1);
+    std::vector<double> weights(num_runs);
+    for (size_t j = 0; j < num_runs; ++j) weights[j] = static_cast<double>(key[j]) / kUnit;
+    const double average = static_cast<double>(key.back()) / kUnit;
+    it = allocations_.emplace(key, AllocateBitsPerRun(entries, weights, average)).first;
   }
   return it->second;
 }
 
 const LevelAllocation& LevelAwareBits::AllocationFor(int num_runs) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return AllocationForLocked(std::max(num_runs, 2));
+  std::vector<int> key(static_cast<size_t>(std::max(num_runs, 2)), kUnit);
+  key.push_back(static_cast<int>(std::lround(average_bits_per_key_ * kUnit)));
+  return AllocationForLocked(key);
+}
+
+double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
+  if (cf.shallowest < 0) return average_bits_per_key_;
+  const std::vector<uint64_t> entries = ModelEntries(size_ratio_, cf.deepest - cf.shallowest + 1);
+  // Live actual / uniform bytes, each run's ratio weighted by its model
+  // size; runs with too few filters count as on budget.
+  double weighted = 0, total = 0;
+  for (size_t run = 0; run < entries.size(); ++run) {
+    const int level = run == 0 ? 0 : cf.shallowest + static_cast<int>(run) - 1;
+    const double n = static_cast<double>(entries[run]);
+    double ratio = 1;
+    if (auto it = cf.spend.find(level);
+        it != cf.spend.end() && it->second.recent.size() >= kMinObservations && it->second.uniform > 0) {
+      ratio = it->second.actual / it->second.uniform;
+    }
+    weighted += n * ratio;
+    total += n;
+  }
+  const double ratio = weighted / total;
+  return std::clamp(average_bits_per_key_ / ratio, 0.8 * average_bits_per_key_,
+                    1.1 * average_bits_per_key_);
+}
+
+double LevelAwareBits::BudgetAverage(const std::string& column_family) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = column_families_.find(column_family);
+  return it == column_families_.end() ? average_bits_per_key_ : BudgetAverageLocked(it->second);
+}
+
+std::vector<double> LevelAwareBits::WeightsLocked(const ColumnFamily& cf) const {
+  if (cf.shallowest < 0) return {};
+  const int s = cf.shallowest, d = cf.deepest;
+  std::vector<double> weights(static_cast<size_t>(d - s + 2), 1.0);
+
+  const size_t prefix = CommonPrefixLength(cf.smallest, cf.largest);
+  const double lo = KeyPosition(cf.smallest, prefix), hi = KeyPosition(cf.largest, prefix);
+  if (!(hi > lo)) return weights;  // one key, or nothing seen: no scale
+  auto width = [&](const Filter& f) {
+    const double w = (KeyPosition(f.largest, prefix) - KeyPosition(f.smallest, prefix)) / (hi - lo);
+    return std::clamp(w, 0.0, 1.0);
+  };
+  // Keys per whole key space of the level's recent filters; nullopt if too
+  // few were seen (or they have no width: one key each).
+  auto density = [&](int level) -> std::optional<double> {
+    auto it = cf.recent.find(level);
+    if (it == cf.recent.end() || it->second.size() < kMinObservations) return std::nullopt;
+    double keys = 0, widths = 0;
+    for (const Filter& f : it->second) {
+      keys += static_cast<double>(f.keys);
+      widths += width(f);
+    }
+    if (!(widths > 0)) return std::nullopt;
+    return keys / widths;
+  };
+
+  // L0: the mean width of its recent files.
+  if (auto it = cf.recent.find(0); it != cf.recent.end() && it->second.size() >= kMinObservations) {
+    double widths = 0;
+    for (const Filter& f : it->second) widths += width(f);
+    weights[0] = widths / static_cast<double>(it->second.size());
+  }
+  // Levels above the deepest: c_l = T^(l-D) rho_D / rho_l.
+  if (const std::optional<double> deepest = density(d)) {
+    for (int level = s; level < d; ++level) {
+      if (const std::optional<double> rho = density(level)) {
+        weights[static_cast<size_t>(1 + level - s)] = std::pow(size_ratio_, level - d) * *deepest / *rho;
+      }
+    }
+  }
+  for (double& w : weights) w = std::clamp(w, kMinWeight, 1.0);
+  return weights;
+}
+
+std::vector<int> LevelAwareBits::QuantizedWeightsLocked(const ColumnFamily& cf) const {
+  const std::vector<double> weights = WeightsLocked(cf);
+  std::vector<int> quantized(weights.size());
+  for (size_t j = 0; j < weights.size(); ++j) {
+    quantized[j] = std::clamp(static_cast<int>(std::lround(weights[j] * kUnit)), 1, kUnit);
+  }
+  return quantized;
+}
+
+std::vector<double> LevelAwareBits::LookupWeights(const std::string& column_family) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = column_families_.find(column_family);
+  return it == column_families_.end() ? std::vector<double>{} : WeightsLocked(it->second);
+}
+
+void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
+                                   std::string_view smallest, std::string_view largest,
+                                   uint64_t keys, uint64_t filter_bytes) {
+  if (level < 0 || keys == 0 || largest < smallest) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ColumnFamily& cf = column_families_[column_family];
+  if (!cf.any_filter) {
+    cf.any_filter = true;
+    cf.smallest.assign(smallest);
+    cf.largest.assign(largest);
+  } else {
+    if (smallest < std::string_view(cf.smallest)) cf.smallest.assign(smallest);
+    if (largest > std::string_view(cf.largest)) cf.largest.assign(largest);
+  }
+  std::deque<Filter>& recent = cf.recent[level];
+  recent.push_back(Filter{std::string(smallest), std::string(largest), keys});
+  if (recent.size() > kRecentFilters) recent.pop_front();
+
+  Spend& spend = cf.spend[level];
+  const double actual = static_cast<double>(filter_bytes);
+  const double uniform = static_cast<double>(NumBlocksFor(keys, average_bits_per_key_) * 64 + 16);
+  spend.recent.emplace_back(actual, uniform);
+  spend.actual += actual;
+  spend.uniform += uniform;
+  if (spend.recent.size() > kBudgetWindow) {
+    spend.actual -= spend.recent.front().first;
+    spend.uniform -= spend.recent.front().second;
+    spend.recent.pop_front();
+  }
+}
+
+std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
+    const ::rocksdb::FilterBuildingContext& context,
+    std::unique_ptr<::rocksdb::FilterBitsBuilder> builder) {
+  if (builder == nullptr || context.compaction_style != ::rocksdb::kCompactionStyleLevel ||
+      context.level_at_creation < 0) {
+    return builder;
+  }
+  return std::make_unique<ObservingBitsBuilder>(shared_from_this(), context.column_family_name,
+                                                context.level_at_creation, std::move(builder));
 }
 
 std::optional<FilterOptions> LevelAwareBits::ForNewFile(
@@ -62,17 +294,36 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(
     return Uniform();
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  Shape& shape = shapes_[context.column_family_name];
+  ColumnFamily& cf = column_families_[context.column_family_name];
   if (level > 0) {
-    shape.shallowest = shape.shallowest < 0 ? level : std::min(shape.shallowest, level);
-    shape.deepest = std::max(shape.deepest, level);
+    cf.shallowest = cf.shallowest < 0 ? level : std::min(cf.shallowest, level);
+    cf.deepest = std::max(cf.deepest, level);
   }
-  if (shape.shallowest < 0) return Uniform();  // only L0 so far: no shape yet
+  if (cf.shallowest < 0) return Uniform();  // only L0 so far: no shape yet
 
   // Run 0 is L0, run 1 + (l - s) is level l.
-  const int num_runs = shape.deepest - shape.shallowest + 2;
-  const LevelAllocation& allocation = AllocationForLocked(num_runs);
-  const size_t run = level == 0 ? 0 : static_cast<size_t>(1 + level - shape.shallowest);
+  std::vector<int> key = QuantizedWeightsLocked(cf);
+  const size_t num_runs = key.size();
+  key.push_back(static_cast<int>(std::lround(BudgetAverageLocked(cf) * kUnit)));
+  const LevelAllocation& allocation = AllocationForLocked(key);
+  if (key != cf.last_logged && context.info_log != nullptr) {
+    // One line per change of the estimate: what each level now gets.
+    std::string line = std::string("linebloom level_aware [")
+                           .append(context.column_family_name)
+                           .append("]: average ")
+                           .append(std::to_string(static_cast<double>(key.back()) / kUnit))
+                           .append(":");
+    for (size_t run = 0; run < num_runs; ++run) {
+      char part[96];
+      std::snprintf(part, sizeof part, " L%d w=%.3f bits=%.3f",
+                    run == 0 ? 0 : cf.shallowest + static_cast<int>(run) - 1,
+                    static_cast<double>(key[run]) / kUnit, allocation.bits_per_key[run]);
+      line.append(part);
+    }
+    ::rocksdb::Log(::rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log, "%s", line.c_str());
+    cf.last_logged = key;
+  }
+  const size_t run = level == 0 ? 0 : static_cast<size_t>(1 + level - cf.shallowest);
   const double bits = allocation.bits_per_key[run];
   if (bits <= 0) return std::nullopt;
   FilterOptions options;

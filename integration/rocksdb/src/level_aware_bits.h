@@ -12,8 +12,54 @@
 // defaults trigger an L0->base compaction when L0 holds about as much as the
 // base level (4 write buffers of 64 MB vs. max_bytes_for_level_base 256 MB).
 // linebloom::AllocateBitsPerRun spreads the average budget over these
-// D - s + 2 runs to minimise the sum of false-positive rates (Monkey); the
-// file gets its run's bits.
+// D - s + 2 runs to minimise the expected false positives per absent-key
+// lookup, sum_j w_j FPR_j (Monkey, weighted by lookup probability); the file
+// gets its run's bits.
+//
+// Lookup weights: w_j is the probability that an absent-key lookup consults
+// run j's filter. Leveled RocksDB consults level l only if the key falls in
+// one of its files' key ranges, and in a growing tree the upper levels cover
+// only part of the key space (measured: 3-17 % of lookups reach L3, 25-40 %
+// L4, 70-75 % L5), so the unweighted optimum over-spends on them.
+// FilterBuildingContext says nothing about key ranges, so the policy learns
+// them from the filters it builds: each builder is wrapped to record the
+// bytewise smallest and largest key and the key count of every filter it
+// finishes. Positions in the key space are the 8 bytes after the common
+// prefix of the smallest and largest key ever seen, read as a big-endian
+// number and scaled to [0, 1]; a filter's width is the share of the key
+// space between its smallest and largest key. The policy never learns which
+// files are deleted, so it does not add widths up; it keeps the last
+// kRecentFilters filters per level and their density
+//     rho_l = sum keys / sum widths   (keys per whole key space)
+// and uses the model's level sizes n_l = T^(l-D) n_D: level l covers
+//     c_l = n_l / rho_l = T^(l-D) rho_D / rho_l      (c_D = 1),
+// i.e. the deepest level is taken to cover every key and the others are as
+// sparse, relative to it, as their recent files. L0's weight is the mean
+// width of recent L0 files (a flush of random writes spans nearly
+// everything: ~1; of sequential writes, little). A level with fewer than
+// kMinObservations recent filters, or a tree whose deepest level has none,
+// gets weight 1 (the unweighted allocation). Weights are clamped to
+// [kMinWeight, 1] and rounded to 1/64 so the cached allocations stay few.
+// The floor of 1/8 is there because the estimate is biased low: the tree's
+// shape is off the model while compaction lags behind writes, and RocksDB
+// sizes the base level at least max_bytes_for_level_base, which the policy
+// cannot see (measured: L3 estimated 0.02, actual 0.2-0.5).
+//
+// Memory. The allocation keeps the *model's* budget, but the live tree
+// mixes files built under earlier estimates, its levels are not exactly the
+// model's sizes, and each filter is rounded up to whole 64-byte blocks, so
+// the live filter bytes could drift from what uniform bits_per_key filters
+// of the same files would take. The policy therefore keeps books: for each
+// filter it builds it records the actual bytes and the bytes a uniform
+// filter of the same keys would take (NumBlocksFor(keys, bits_per_key) *
+// 64 + 16), per level over the last kBudgetWindow filters; with the model's
+// level sizes it estimates the live ratio actual / uniform and allocates the
+// next file with an average of bits_per_key / ratio (clamped to
+// [0.8, 1.1] * bits_per_key, in 1/64 bits): over-spending lowers the next
+// files' bits, under-spending raises them.
+// This assumes keys spread over their range roughly evenly in that 8-byte
+// window (true for hashed or random keys; skewed key sets get a noisier
+// estimate, which changes how the budget is split but never the budget).
 //
 // Why estimate s and D instead of using num_levels. FilterBuildingContext
 // gives the configured num_levels (7 by default), not the populated depth: a
@@ -48,20 +94,33 @@
 
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <rocksdb/filter_policy.h>
 
 #include "linebloom/filter_options.h"
 #include "linebloom/level_allocator.h"
+#include "linebloom/rocksdb/filter_bits.h"
 
 namespace linebloom::rocksdb_plugin {
 
-class LevelAwareBits {
+class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
  public:
+  // Recent filters kept per level for the density estimate, the fewest that
+  // give a level a measured weight, and the smallest weight used.
+  static constexpr size_t kRecentFilters = 64;
+  static constexpr size_t kMinObservations = 4;
+  static constexpr double kMinWeight = 1.0 / 8;
+  static constexpr size_t kBudgetWindow = 1024;
+
   // average_bits_per_key: the memory budget; num_probes: 0 = the
   // allocator's (best) probe count for each level's bits, else fixed.
   LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio);
@@ -71,8 +130,31 @@ class LevelAwareBits {
   // estimate first. Thread-safe.
   std::optional<FilterOptions> ForNewFile(const ::rocksdb::FilterBuildingContext& context);
 
-  // The allocation over `num_runs` model runs (L0 first), cached. The
-  // reference stays valid for the object's lifetime.
+  // `builder`, wrapped so that every filter it finishes is recorded (via
+  // ObserveFilter) for the lookup-weight estimate of the context's column
+  // family and level. Files at level -1 or outside leveled compaction are
+  // not observed (the builder is returned as is).
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> Observed(
+      const ::rocksdb::FilterBuildingContext& context,
+      std::unique_ptr<::rocksdb::FilterBitsBuilder> builder);
+
+  // Records one finished filter: `keys` keys, bytewise smallest..largest,
+  // `filter_bytes` long, in a file created at `level` (>= 0) of
+  // `column_family`. Thread-safe.
+  void ObserveFilter(const std::string& column_family, int level, std::string_view smallest,
+                     std::string_view largest, uint64_t keys, uint64_t filter_bytes);
+
+  // The average bits per key the next file of `column_family` is allocated
+  // with: bits_per_key corrected by the estimated live ratio (see above).
+  double BudgetAverage(const std::string& column_family);
+
+  // The lookup weights the next file of `column_family` would be allocated
+  // with, one per model run (L0 first), as ForNewFile uses them; empty
+  // before any non-L0 level has been seen.
+  std::vector<double> LookupWeights(const std::string& column_family);
+
+  // The allocation over `num_runs` model runs (L0 first) with weights 1,
+  // cached. The reference stays valid for the object's lifetime.
   const LevelAllocation& AllocationFor(int num_runs);
 
   // The model's relative entries per run for a tree whose non-L0 levels are
@@ -80,21 +162,41 @@ class LevelAwareBits {
   static std::vector<uint64_t> ModelEntries(double size_ratio, int num_non_l0_levels);
 
  private:
-  struct Shape {
+  struct Filter {  // one observed filter
+    std::string smallest, largest;
+    uint64_t keys = 0;
+  };
+  struct Spend {  // filters built at one level: actual vs. uniform bytes
+    std::deque<std::pair<double, double>> recent;  // newest last
+    double actual = 0, uniform = 0;                // sums over `recent`
+  };
+  struct ColumnFamily {
     int shallowest = -1;  // -1: no non-L0 level seen yet
     int deepest = -1;
+    bool any_filter = false;                 // smallest/largest are set
+    std::string smallest, largest;           // of every filter observed
+    std::map<int, std::deque<Filter>> recent;  // by level, newest last
+    std::map<int, Spend> spend;                // by level
+    std::vector<int> last_logged;            // allocation key last logged
   };
 
   FilterOptions Uniform() const;
-  const LevelAllocation& AllocationForLocked(int num_runs);  // mutex_ held
+  // mutex_ held for all four. The key is the runs' quantized weights and,
+  // last, the quantized average.
+  const LevelAllocation& AllocationForLocked(const std::vector<int>& key);
+  double BudgetAverageLocked(const ColumnFamily& cf) const;
+  std::vector<double> WeightsLocked(const ColumnFamily& cf) const;
+  std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const;
 
   const double average_bits_per_key_;
   const int num_probes_;
   const double size_ratio_;
 
   std::mutex mutex_;
-  std::map<std::string, Shape> shapes_;          // by column family name
-  std::map<int, LevelAllocation> allocations_;   // by number of model runs
+  std::map<std::string, ColumnFamily> column_families_;  // by name
+  // By the model runs' quantized weights (64ths; all 64 = unweighted) and,
+  // as the last element, the average in 64ths of a bit.
+  std::map<std::vector<int>, LevelAllocation> allocations_;
 };
 
 }  // namespace linebloom::rocksdb_plugin

@@ -43,7 +43,7 @@ struct LinebloomFilterPolicy::Diagnostics {
 // (ConfigureFromString); options are fixed once the policy builds filters.
 struct LinebloomFilterPolicy::LevelAware {
   std::once_flag once;
-  std::unique_ptr<LevelAwareBits> bits;
+  std::shared_ptr<LevelAwareBits> bits;  // shared with the builders that observe filters
 };
 
 namespace {
@@ -146,8 +146,12 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(
   WarnOnceAboutContext(context);
   const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
-  return new LinebloomBitsBuilder(*filter_options,
-                                  context.table_options.detect_filter_construct_corruption);
+  auto builder = std::make_unique<LinebloomBitsBuilder>(
+      *filter_options, context.table_options.detect_filter_construct_corruption);
+  if (!options_.level_aware) return builder.release();
+  // Level-aware: the builder reports each filter's key range to the lookup
+  // weight estimate (level_aware_bits.h). `bits` exists: FilterOptionsForNewFile made it.
+  return level_aware_->bits->Observed(context, std::move(builder)).release();
 }
 
 std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
@@ -155,7 +159,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
   if (options_.level_aware) {
     LevelAware& state = *level_aware_;
     std::call_once(state.once, [&] {
-      state.bits = std::make_unique<LevelAwareBits>(options_.bits_per_key, options_.num_probes,
+      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes,
                                                     options_.size_ratio);
     });
     return state.bits->ForNewFile(context);
