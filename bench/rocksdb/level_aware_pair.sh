@@ -184,6 +184,24 @@ for config in $configs; do
                  (u + p) / reads, p - tp, (p - tp) / reads }' "$work/filters-$config.txt"
 done | tee "$work/summary.txt"
 
+# The level_aware row against every other: % change in false positives per
+# lookup and in live filter bytes (negative = fewer).
+if grep -q '^level_aware ' "$work/summary.txt"; then
+  echo
+  echo "level_aware vs the others (% change; negative = fewer):"
+  awk '{ fp[$1] = $7; bytes[$1] = $2; order[++n] = $1 }
+       END { for (i = 1; i <= n; i++) { c = order[i]; if (c == "level_aware") continue
+               printf "  vs %-10s fp/lookup %+6.1f %%   filter_bytes %+5.1f %%\n", c,
+                      100 * (fp["level_aware"] / fp[c] - 1), 100 * (bytes["level_aware"] / bytes[c] - 1) } }' \
+    "$work/summary.txt"
+  # The policy logs each change of its estimate (lookup weights, corrected
+  # average, bits per level); the last one before the reads is what the
+  # newest files were built with.
+  last=$(cat "$work"/db-level_aware/LOG* 2>/dev/null | grep 'linebloom level_aware' | sort | tail -n 1 |
+         sed 's/.*linebloom level_aware/linebloom level_aware/')
+  [ -z "$last" ] || { echo "level_aware's last allocation (DB LOG):"; echo "  $last"; }
+fi
+
 echo
 echo "LSM shapes (level:files), from db_bench levelstats after the fill:"
 for config in $configs; do

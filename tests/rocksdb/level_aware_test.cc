@@ -25,7 +25,8 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
-#include "../../integration/rocksdb/src/level_aware_bits.h"  // white-box: the weight estimate
+#include "../../integration/rocksdb/src/bits_builder.h"      // white-box: the weight estimate
+#include "../../integration/rocksdb/src/level_aware_bits.h"
 #include "db_fixture.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/level_allocator.h"
@@ -332,19 +333,21 @@ void BuildFilter(const LinebloomFilterPolicy& policy, int level, uint64_t first,
   ASSERT_TRUE(status.ok());
 }
 
-// Levels L3..L6 whose recent files, 1000 keys each, span 1/2, 1/4, 1/20 and
+// Levels L3..L6 whose recent files, 1000 keys each, span 1/2, 3/5, 3/40 and
 // 1/100 of the key space (L0 files span all of it). Densities (keys per key
-// space): 2000, 4000, 20 000, 100 000. With the model's sizes n_l = 10^(l-6) n_6
-// and L6 covering everything (n_6 = 100 000), the levels cover
-//   L5: 0.1 * 100000 / 20000 = 0.5,  L4: 0.01 * 100000 / 4000 = 0.25,
-//   L3: 0.001 * 100000 / 2000 = 0.05 -> the floor, 1/8,
-// so the weights are (L0, L3, L4, L5, L6) = (1, 8/64, 16/64, 32/64, 1). Every
-// filter is exactly as large as a uniform one (the books balance), so the
-// average stays 10 and each level gets AllocateBitsPerRun's weighted answer.
+// space): 2000, 1667, 13 333, 100 000. With the model's sizes
+// n_l = 10^(l-6) n_6 and L6 covering everything (n_6 = 100 000), the levels
+// cover
+//   L5: 0.1 * 100000 / 13333 = 0.75,  L4: 0.01 * 100000 / 1667 = 0.6,
+//   L3: 0.001 * 100000 / 2000 = 0.05 -> the floor, 1/2,
+// so the weights are (L0, L3, L4, L5, L6) = (1, 0.5, 0.6, 0.75, 1), in 64ths
+// (64, 32, 38, 48, 64). Every filter is exactly as large as a uniform one
+// (the books balance), so the average stays 10 and each level gets
+// AllocateBitsPerRun's weighted answer.
 constexpr uint64_t kSpace = uint64_t{1} << 32;
 
 void ObserveShape(LevelAwareBits& bits, double bytes_over_uniform) {
-  const uint64_t uniform_bytes = NumBlocksFor(1000, 10) * 64 + 16;
+  const uint64_t uniform_bytes = 1000 * 10 / 8 + 16;  // the budget: 10 bits/key + trailer
   auto observe = [&](int level, uint64_t first, uint64_t last) {
     const uint64_t bytes = level == 6 ? static_cast<uint64_t>(std::llround(uniform_bytes * bytes_over_uniform))
                                       : uniform_bytes;
@@ -354,8 +357,8 @@ void ObserveShape(LevelAwareBits& bits, double bytes_over_uniform) {
   for (uint64_t i = 0; i < 8; ++i) {
     observe(0, 0, kSpace - 1);
     observe(3, i * kSpace / 16, i * kSpace / 16 + kSpace / 2 - 1);
-    observe(4, i * kSpace / 32, i * kSpace / 32 + kSpace / 4 - 1);
-    observe(5, i * kSpace / 32, i * kSpace / 32 + kSpace / 20 - 1);
+    observe(4, i * kSpace / 32, i * kSpace / 32 + kSpace / 5 * 3 - 1);
+    observe(5, i * kSpace / 32, i * kSpace / 32 + kSpace / 40 * 3 - 1);
   }
 }
 
@@ -378,11 +381,11 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
   ObserveShape(*bits, 1.0);
   const std::vector<double> weights = bits->LookupWeights("default");
   ASSERT_EQ(weights.size(), 5u);
-  const double expected_weights[] = {1.0, 1.0 / 8, 0.25, 0.5, 1.0};
+  const double expected_weights[] = {1.0, 0.5, 0.6, 0.75, 1.0};
   for (size_t run = 0; run < 5; ++run) EXPECT_NEAR(weights[run], expected_weights[run], 0.01) << run;
   EXPECT_DOUBLE_EQ(bits->BudgetAverage("default"), 10.0);
 
-  const double quantized[] = {1.0, 8.0 / 64, 16.0 / 64, 32.0 / 64, 1.0};
+  const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
   const LevelAllocation expected = AllocateBitsPerRun(model, quantized, 10);
   for (size_t run = 0; run < model.size(); ++run) {
     const auto chosen = bits->ForNewFile(Context(levels[run]).context);
@@ -399,7 +402,7 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
   EXPECT_LT(expected.expected_weighted_fpr_sum, unweighted_cost);
 }
 
-// The books: L6 filters 4 % larger than uniform ones of the same keys. L6 is
+// The books: L6 filters 4 % larger than the budget for their keys. L6 is
 // 1000/1111 of the model, so the live ratio is ~1 + 0.04 * 1000/1111 and the
 // next files are allocated an average of 10 / that (to 1/64 bit).
 // Under-spending raises the average, up to 1.1 times bits_per_key.
@@ -409,13 +412,13 @@ TEST(RocksdbLevelAwareWeights, OverAndUnderSpendingMoveTheAverage) {
     const auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
     for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
     ObserveShape(*bits, 1.04);
-    // (The L6 filters are whole bytes: 1296 * 1.04 -> 1348.)
-    const double uniform_bytes = static_cast<double>(NumBlocksFor(1000, 10) * 64 + 16);
+    // (The L6 filters are whole bytes: 1266 * 1.04 -> 1317.)
+    const double uniform_bytes = 1000 * 10 / 8 + 16;
     const double l6_ratio = std::round(uniform_bytes * 1.04) / uniform_bytes;
     const double ratio = 1 + (l6_ratio - 1) * static_cast<double>(model[4]) /
                                  static_cast<double>(model[0] + model[1] + model[2] + model[3] + model[4]);
     EXPECT_NEAR(bits->BudgetAverage("default"), 10 / ratio, 1e-9);
-    const double quantized[] = {1.0, 8.0 / 64, 16.0 / 64, 32.0 / 64, 1.0};
+    const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
     const double average = std::round(bits->BudgetAverage("default") * 64) / 64;
     const LevelAllocation expected = AllocateBitsPerRun(model, quantized, average);
     EXPECT_EQ(bits->ForNewFile(Context(6).context)->bits_per_key, expected.bits_per_key[4]);
@@ -441,33 +444,24 @@ TEST(RocksdbLevelAwareWeights, PolicyBuildersFeedTheEstimate) {
     BuildFilter(policy, 5, i * kSpace / 32, i * kSpace / 32 + kSpace / 20 - 1, 1000);
   }
   const LevelAllocation unweighted = AllocateBitsPerRun(ModelL3ToL6(), 10);
-  EXPECT_LT(Choose(policy, 3)->bits_per_key, unweighted.bits_per_key[1] - 4);
-  EXPECT_LT(Choose(policy, 4)->bits_per_key, unweighted.bits_per_key[2] - 2);
+  EXPECT_LT(Choose(policy, 3)->bits_per_key, unweighted.bits_per_key[1]);
+  EXPECT_LT(Choose(policy, 4)->bits_per_key, unweighted.bits_per_key[2]);
 }
 
-// Files with one key each have no width: no density, weight 1. Filters from
-// level -1 (SstFileWriter) are not observed at all.
+// Filters with one key each have no width: no density, weight 1. Builders
+// for level -1 (SstFileWriter) are not observed at all.
 TEST(RocksdbLevelAwareWeights, NoUsableRangesMeansUnweighted) {
-  LinebloomFilterPolicy policy(LevelAware(10));
-  Context external(-1);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(external.context));
-  ASSERT_NE(builder, nullptr);
-  builder->AddKey(KeyAt(0));
-  builder->AddKey(KeyAt(1000000));
-  std::unique_ptr<const char[]> buf;
-  builder->Finish(&buf);
+  const auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
   for (int i = 0; i < 8; ++i) {
-    Context c(i % 2 == 0 ? 3 : 6);
-    builder.reset(policy.GetBuilderWithContext(c.context));
-    ASSERT_NE(builder, nullptr);
-    builder->AddKey(KeyAt(static_cast<uint64_t>(i) * 1000));
-    builder->Finish(&buf);
+    const std::string key = KeyAt(static_cast<uint64_t>(i) * 1000);
+    bits->ObserveFilter("default", i % 2 == 0 ? 3 : 6, key, key, 1, 80);
   }
-  std::vector<uint64_t> model = LeveledEntries(uint64_t{1} << 60, 10, 4);
-  model.insert(model.begin(), model.front());
-  const LevelAllocation unweighted = AllocateBitsPerRun(model, 10);
-  EXPECT_EQ(Choose(policy, 3)->bits_per_key, unweighted.bits_per_key[1]);
-  EXPECT_EQ(Choose(policy, 6)->bits_per_key, unweighted.bits_per_key[4]);
+  EXPECT_EQ(bits->LookupWeights("default"), std::vector<double>(5, 1.0));
+
+  auto builder = std::make_unique<LinebloomBitsBuilder>(FilterOptions{}, false);
+  const ::rocksdb::FilterBitsBuilder* raw = builder.get();
+  EXPECT_EQ(bits->Observed(Context(-1).context, std::move(builder)).get(), raw);
 }
 
 // A real leveled DB with automatic compactions and partitioned filters: the
