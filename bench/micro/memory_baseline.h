@@ -6,6 +6,9 @@
 //                misses (memory-level parallelism) -- the throughput limit;
 //   dependent:   each address is read from the previous line (a random
 //                cycle through every line) -- the latency limit.
+// The buffer is allocated exactly as linebloom allocates a filter
+// (AlignedFilter: 64-byte aligned, and 2 MiB aligned with a huge-page hint
+// from 2 MiB up), so the limit is measured on the same kind of pages.
 
 #pragma once
 
@@ -14,36 +17,36 @@
 #include <random>
 #include <vector>
 
+#include "linebloom/filter_builder.h"
+
 namespace linebloom::bench {
 
 class MemoryBaseline {
  public:
-  explicit MemoryBaseline(size_t bytes) : lines_(std::max<size_t>(bytes / 64, 2)) {
-    buffer_.reset(static_cast<uint64_t*>(std::aligned_alloc(64, lines_ * 64)));
+  explicit MemoryBaseline(size_t bytes) : lines_(std::max<size_t>(bytes / 64, 2)), storage_(lines_ * 64) {
     // Sattolo's algorithm: a uniformly random single cycle over all lines,
     // so the dependent walk visits every line before repeating.
     std::vector<uint64_t> next(lines_);
     for (size_t i = 0; i < lines_; ++i) next[i] = i;
     std::mt19937_64 rng(7);
     for (size_t i = lines_ - 1; i > 0; --i) std::swap(next[i], next[rng() % i]);
-    for (size_t i = 0; i < lines_; ++i) buffer_.get()[i * 8] = next[i];
+    auto* words = reinterpret_cast<uint64_t*>(storage_.mutable_bytes().data());
+    for (size_t i = 0; i < lines_; ++i) words[i * 8] = next[i];
     random_lines_.resize(1 << 20);
     for (auto& l : random_lines_) l = rng() % lines_;
   }
 
   // One independent read per call; `i` walks a precomputed random sequence.
   uint64_t ReadIndependent(size_t i) const {
-    return buffer_.get()[random_lines_[i & (random_lines_.size() - 1)] * 8];
+    return words()[random_lines_[i & (random_lines_.size() - 1)] * 8];
   }
   // One dependent read: returns the next line to read.
-  uint64_t ReadDependent(uint64_t line) const { return buffer_.get()[line * 8]; }
+  uint64_t ReadDependent(uint64_t line) const { return words()[line * 8]; }
 
  private:
-  struct Free {
-    void operator()(uint64_t* p) const { std::free(p); }
-  };
+  const uint64_t* words() const { return reinterpret_cast<const uint64_t*>(storage_.bytes().data()); }
   size_t lines_;
-  std::unique_ptr<uint64_t, Free> buffer_;
+  AlignedFilter storage_;
   std::vector<uint64_t> random_lines_;
 };
 

@@ -2,16 +2,20 @@
 
 #include "linebloom/filter_builder.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+
+#include <memory>
 #include <new>
 #include <utility>
 
 #include "block_probe.h"
+#include "huge_pages.h"
 #include "key_hash.h"
 #include "trailer.h"
 
@@ -40,13 +44,35 @@ FilterBuilder::FilterBuilder(const FilterOptions& options)
 
 void FilterBuilder::AddKey(std::string_view key) { AddHash(internal::HashKey(key, options_.seed)); }
 
+// 64 Ki hashes = 512 KiB: large enough that per-chunk work is negligible,
+// small enough that a chunk's unused tail is a small share of a big filter.
+static constexpr size_t kMinChunk = 64;
+static constexpr size_t kMaxChunk = size_t{1} << 16;
+
+void FilterBuilder::StartChunk(size_t capacity) {
+  if (chunks_.empty() || !chunks_.back().empty()) chunks_.emplace_back();
+  chunks_.back().reserve(capacity);
+}
+
+void FilterBuilder::Reserve(size_t n) {
+  if (n <= num_keys_) return;
+  const std::vector<uint64_t>* last = chunks_.empty() ? nullptr : &chunks_.back();
+  const size_t room = last == nullptr ? 0 : last->capacity() - last->size();
+  if (room < n - num_keys_) StartChunk(n - num_keys_);
+}
+
 void FilterBuilder::AddHash(uint64_t hash) {
-  if (!hashes_.empty() && hashes_.back() == hash) return;
-  hashes_.push_back(hash);
+  if (num_keys_ > 0 && last_hash_ == hash) return;
+  last_hash_ = hash;
+  if (chunks_.empty() || chunks_.back().size() == chunks_.back().capacity()) {
+    StartChunk(std::clamp(num_keys_, kMinChunk, kMaxChunk));
+  }
+  chunks_.back().push_back(hash);
+  ++num_keys_;
 }
 
 size_t FilterBuilder::FinishedSize() const {
-  return NumBlocksFor(hashes_.size(), bits_per_key_) * kBlockBytes + kTrailerBytes;
+  return NumBlocksFor(num_keys_, bits_per_key_) * kBlockBytes + kTrailerBytes;
 }
 
 namespace {
@@ -94,44 +120,62 @@ constexpr int kMaxLogPartitions = 12;
 // contiguous run of about N / 2^P blocks. A counting sort by those bits
 // (histogram, prefix sum, scatter into `scratch`) then lets SetAll sweep the
 // filter almost sequentially. Costs 8 more bytes per key during Finish.
-void SetAllPartitioned(unsigned char* blocks, size_t num_blocks, const std::vector<uint64_t>& hashes,
-                       int num_probes) {
+void SetAllPartitioned(unsigned char* blocks, size_t num_blocks,
+                       const std::vector<std::vector<uint64_t>>& chunks, size_t num_keys, int num_probes) {
   int log_partitions = std::bit_width(num_blocks >> kLogBlocksPerPartition);
   log_partitions = std::min(log_partitions, kMaxLogPartitions);
   const int shift = 32 - log_partitions;
   std::vector<size_t> start((size_t{1} << log_partitions) + 1, 0);
-  for (uint64_t h : hashes) ++start[((h & 0xFFFFFFFFu) >> shift) + 1];
+  for (const auto& chunk : chunks) {
+    for (uint64_t h : chunk) ++start[((h & 0xFFFFFFFFu) >> shift) + 1];
+  }
   for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
-  std::vector<uint64_t> scratch(hashes.size());
-  for (uint64_t h : hashes) scratch[start[(h & 0xFFFFFFFFu) >> shift]++] = h;
-  kSetAll[num_probes - 1](blocks, num_blocks, scratch.data(), scratch.size());
+  // Not a vector: value-initialising it would write every byte once more.
+  std::unique_ptr<uint64_t[]> scratch(new uint64_t[num_keys]);
+  internal::AdviseHugePages(scratch.get(), num_keys * sizeof(uint64_t));
+  for (const auto& chunk : chunks) {
+    for (uint64_t h : chunk) scratch[start[(h & 0xFFFFFFFFu) >> shift]++] = h;
+  }
+  kSetAll[num_probes - 1](blocks, num_blocks, scratch.get(), num_keys);
 }
 
 }  // namespace
 
 void FilterBuilder::FinishInto(std::span<char> out) {
   assert(out.size() == FinishedSize());
-  const size_t num_blocks = NumBlocksFor(hashes_.size(), bits_per_key_);
+  const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
   auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+  internal::AdviseHugePages(bytes, out.size());
   std::memset(bytes, 0, num_blocks * kBlockBytes);
   if (num_blocks > kPartitionAboveBlocks) {
-    SetAllPartitioned(bytes, num_blocks, hashes_, num_probes_);
+    SetAllPartitioned(bytes, num_blocks, chunks_, num_keys_, num_probes_);
   } else {
-    kSetAll[num_probes_ - 1](bytes, num_blocks, hashes_.data(), hashes_.size());
+    for (const auto& chunk : chunks_) kSetAll[num_probes_ - 1](bytes, num_blocks, chunk.data(), chunk.size());
   }
 
   internal::Trailer trailer;
   trailer.seed = options_.seed;
   trailer.num_probes = static_cast<uint8_t>(num_probes_);
   internal::EncodeTrailer(trailer, bytes, num_blocks * kBlockBytes);
-  hashes_.clear();
+  // Keep the first chunk's memory: a builder reused for many small filters
+  // (one per data block) then allocates nothing per filter.
+  if (!chunks_.empty()) {
+    chunks_.resize(1);
+    chunks_.front().clear();
+  }
+  num_keys_ = 0;
 }
 
 AlignedFilter::AlignedFilter(size_t size) : size_(size) {
+  // Large filters start on a huge-page boundary so that every 2 MiB of them
+  // can be a huge page (huge_pages.h; the hint itself is given by
+  // FinishInto, before the first write).
+  const size_t alignment = size >= internal::kHugePageBytes ? internal::kHugePageBytes : kBlockBytes;
   // aligned_alloc wants a size that is a multiple of the alignment.
-  const size_t rounded = (size + kBlockBytes - 1) / kBlockBytes * kBlockBytes;
-  data_.reset(static_cast<char*>(std::aligned_alloc(kBlockBytes, rounded == 0 ? kBlockBytes : rounded)));
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
+  data_.reset(static_cast<char*>(std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded)));
   if (!data_) throw std::bad_alloc();
+  internal::AdviseHugePages(data_.get(), rounded);
 }
 
 void AlignedFilter::Free::operator()(char* p) const { std::free(p); }

@@ -68,6 +68,17 @@ struct PortableProbe {
   }
 };
 
+// One query, hash to answer, in a single function per kernel: the kernel's
+// probe is inlined next to the block computation (an AVX2 function cannot be
+// inlined into baseline code, so a separate probe function would cost a call
+// and a frame per query).
+template <typename Probe>
+__attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks,
+                                                     int num_probes, uint64_t hash, Probe probe) {
+  return probe(blocks + internal::BlockIndex(hash, num_blocks) * kBlockBytes, internal::ProbeState(hash),
+               num_probes);
+}
+
 // Probes hashes[i] into out[i] in chunks of kChunk, software-pipelined: the
 // blocks of chunk c+1 are computed and prefetched before chunk c is probed,
 // so about 2 * kChunk cache misses are in flight while probing.
@@ -102,8 +113,11 @@ struct Avx2Probe {
   }
 };
 
-__attribute__((target("avx2"), noinline)) bool MayContainAvx2(const unsigned char* block, uint32_t a, int k) {
-  return internal::AllProbesSetAvx2(block, a, k);
+
+__attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks,
+                                                                   size_t num_blocks, int num_probes,
+                                                                   uint64_t hash) {
+  return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
 }
 
 __attribute__((target("avx2"))) void ProbeAllAvx2(const unsigned char* blocks, size_t num_blocks,
@@ -116,15 +130,20 @@ __attribute__((target("avx2"))) void ProbeAllAvx2(const unsigned char* blocks, s
 }  // namespace
 
 bool FilterReader::MayContainHash(uint64_t hash) const {
-  const unsigned char* block = blocks_ + internal::BlockIndex(hash, num_blocks_) * kBlockBytes;
 #if defined(__x86_64__)
-  if (internal::UseAvx2()) return MayContainAvx2(block, internal::ProbeState(hash), num_probes_);
+  if (internal::UseAvx2()) return MayContainHashAvx2(blocks_, num_blocks_, num_probes_, hash);
 #endif
-  return internal::AllProbesSet(block, internal::ProbeState(hash), num_probes_);
+  return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
 }
 
 bool FilterReader::MayContain(std::string_view key) const {
-  return MayContainHash(internal::HashKey(key, seed_));
+  // Hashed here, not in the AVX2 function: GCC will not inline XXH3
+  // (baseline code) into a function compiled for another target.
+  const uint64_t hash = internal::HashKey(key, seed_);
+#if defined(__x86_64__)
+  if (internal::UseAvx2()) return MayContainHashAvx2(blocks_, num_blocks_, num_probes_, hash);
+#endif
+  return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
 }
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,

@@ -166,6 +166,40 @@ TEST(FilterTest, BatchAndSingleQueriesAgreeOnEveryKey) {
   }
 }
 
+// The builder keeps hashes in chunks (64 up to 64 Ki per chunk, or what
+// Reserve asks for); the filter must not depend on where chunks begin, on
+// Reserve, or on reuse after Finish -- including an adjacent duplicate that
+// arrives right after a chunk boundary. 900 000 keys also take the
+// partitioned build (filters above 1 MiB).
+TEST(FilterTest, ChunkBoundariesReserveAndReuseDoNotChangeTheFilter) {
+  for (size_t n : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{1000}, size_t{70000}, size_t{900000}}) {
+    SCOPED_TRACE(n);
+    FilterBuilder plain;
+    for (size_t i = 0; i < n; ++i) plain.AddKey(Named("k", i));
+    const std::string expected = plain.Finish();
+
+    FilterBuilder reserved;
+    reserved.Reserve(n);
+    for (size_t i = 0; i < n; ++i) reserved.AddKey(Named("k", i));
+    EXPECT_EQ(reserved.Finish(), expected);
+
+    FilterBuilder reserved_midway;
+    for (size_t i = 0; i < n; ++i) {
+      reserved_midway.AddKey(Named("k", i));
+      if (i == n / 3) {
+        reserved_midway.Reserve(n + 1000);
+        reserved_midway.AddKey(Named("k", i));  // a duplicate across the new chunk
+      }
+    }
+    EXPECT_EQ(reserved_midway.NumKeys(), n);
+    EXPECT_EQ(reserved_midway.Finish(), expected);
+
+    // `plain` was reset by Finish; building again reuses its first chunk.
+    for (size_t i = 0; i < n; ++i) plain.AddKey(Named("k", i));
+    EXPECT_EQ(plain.Finish(), expected);
+  }
+}
+
 TEST(FilterTest, BuildingFromHashesEqualsBuildingFromKeys) {
   FilterBuilder from_keys({.seed = 9}), from_hashes({.seed = 9});
   for (int i = 0; i < 5000; ++i) {

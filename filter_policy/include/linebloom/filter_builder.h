@@ -54,9 +54,9 @@ class FilterBuilder {
   void AddHash(uint64_t hash);
 
   // Distinct keys added since construction or the last Finish.
-  size_t NumKeys() const { return hashes_.size(); }
-  // Reserves memory for `n` keys (8 bytes each).
-  void Reserve(size_t n) { hashes_.reserve(n); }
+  size_t NumKeys() const { return num_keys_; }
+  // Reserves memory for `n` keys in all (8 bytes each).
+  void Reserve(size_t n);
 
   // Size in bytes of the filter Finish would produce for the keys added so far.
   size_t FinishedSize() const;
@@ -74,8 +74,15 @@ class FilterBuilder {
   FilterOptions options_;
   double bits_per_key_;
   int num_probes_;
-  // One 64-bit hash per distinct key: the builder's whole per-key memory.
-  std::vector<uint64_t> hashes_;
+  // One 64-bit hash per distinct key, the builder's whole per-key memory, in
+  // chunks that are never moved once allocated: one growing vector would
+  // copy every hash about twice and touch twice the memory, which costs more
+  // than hashing the keys when the key count is not known up front (as in
+  // RocksDB). Chunks grow geometrically up to kMaxChunk hashes.
+  void StartChunk(size_t capacity);
+  std::vector<std::vector<uint64_t>> chunks_;
+  size_t num_keys_ = 0;
+  uint64_t last_hash_ = 0;  // meaningful when num_keys_ > 0
 };
 
 // Number of 64-byte blocks for `num_keys` keys at `bits_per_key`:

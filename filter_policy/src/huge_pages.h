@@ -1,0 +1,39 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Transparent huge pages for large filters. A query or an insert touches one
+// random 64-byte block; with 4 KiB pages a filter of more than a few MiB
+// also costs a TLB miss (and a page walk) on most of them -- a 16 MiB filter
+// spans 4096 pages, more than a second-level TLB holds -- while 2 MiB pages
+// cover it with 8 entries. madvise(MADV_HUGEPAGE) asks the kernel for huge
+// pages on the 2 MiB-aligned part of a range; it must come before the first
+// touch, is only a hint, and is ignored where it does not apply (file
+// mappings, kernels without THP, THP "never").
+//
+// Internal header.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace linebloom::internal {
+
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// Hints huge pages for the whole 2 MiB pages inside [data, data + size).
+inline void AdviseHugePages(void* data, size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHugePageBytes - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)size;
+#endif
+}
+
+}  // namespace linebloom::internal
