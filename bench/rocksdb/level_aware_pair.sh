@@ -194,6 +194,21 @@ if grep -q '^level_aware ' "$work/summary.txt"; then
                printf "  vs %-10s fp/lookup %+6.1f %%   filter_bytes %+5.1f %%\n", c,
                       100 * (fp["level_aware"] / fp[c] - 1), 100 * (bytes["level_aware"] / bytes[c] - 1) } }' \
     "$work/summary.txt"
+  # The trees differ (compaction timing), and so does the share of lookups
+  # that reach each level. Cross-check on the other tree: level_aware's
+  # per-level false-positive rates (perf context) weighted by the other
+  # configuration's per-level checks per lookup. A level level_aware's tree
+  # lacks counts at the other's own rate (no advantage), marked '*'.
+  echo "level_aware's per-level FPRs on the other trees (checks/lookup of that tree):"
+  for config in $configs; do
+    [ "$config" = level_aware ] && continue
+    awk -v c="$config" -v reads="$reads" -v la="$work/perlevel-level_aware.txt" '
+      BEGIN { while ((getline line < la) > 0) { split(line, a, " "); k = a[2] + a[3]; if (k) f[a[1]] = a[3] / k } }
+      { k = $2 + $3; if (!k) next; if ($1 in f) { fp += k / reads * f[$1] } else { fp += $3 / reads; star = "*" }
+        own += $3 / reads }
+      END { printf "  on %-10s fp/lookup %.5f%s vs its own %.5f: %+6.1f %%\n", c, fp, star, own, 100 * (fp / own - 1) }' \
+      "$work/perlevel-$config.txt"
+  done
   # The policy logs each change of its estimate (lookup weights, corrected
   # average, bits per level); the last one before the reads is what the
   # newest files were built with.

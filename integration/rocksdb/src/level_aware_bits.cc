@@ -156,8 +156,8 @@ const LevelAllocation& LevelAwareBits::AllocationFor(int num_runs) {
   return AllocationForLocked(key);
 }
 
-double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
-  if (cf.shallowest < 0) return average_bits_per_key_;
+double LevelAwareBits::LiveRatioLocked(const ColumnFamily& cf) const {
+  if (cf.shallowest < 0) return 1.0;
   const std::vector<uint64_t> entries = ModelEntries(size_ratio_, cf.deepest - cf.shallowest + 1);
   // Live actual / budgeted bytes, each run's ratio weighted by its model
   // size; runs with too few filters count as on budget.
@@ -173,9 +173,12 @@ double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
     weighted += n * ratio;
     total += n;
   }
-  const double ratio = weighted / total;
-  return std::clamp(average_bits_per_key_ / ratio, 0.8 * average_bits_per_key_,
-                    1.1 * average_bits_per_key_);
+  return weighted / total;
+}
+
+double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
+  return std::clamp(average_bits_per_key_ * cf.correction / LiveRatioLocked(cf),
+                    0.8 * average_bits_per_key_, 1.1 * average_bits_per_key_);
 }
 
 double LevelAwareBits::BudgetAverage(const std::string& column_family) {
@@ -275,6 +278,10 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
     spend.budget -= spend.recent.front().second;
     spend.recent.pop_front();
   }
+  // Integral part: 1 / ratio alone settles above the budget (the rounding
+  // overhead of the files it sizes stays partly uncorrected); the slow
+  // correction keeps moving until the ratio is 1.
+  cf.correction = std::clamp(cf.correction * std::pow(LiveRatioLocked(cf), -kCorrectionGain), 0.8, 1.1);
 }
 
 std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
