@@ -79,31 +79,17 @@ __attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks
                num_probes);
 }
 
-// Probes hashes[i] into out[i] in chunks of kChunk, software-pipelined: the
-// blocks of chunk c+1 are computed and prefetched before chunk c is probed,
-// so about 2 * kChunk cache misses are in flight while probing.
-constexpr size_t kChunk = 16;
+// A chunk of a batch whose blocks have been located and prefetched.
+constexpr size_t kChunk = 32;
+struct PrefetchedChunk {
+  const unsigned char* block[kChunk];
+  uint32_t state[kChunk];
+};
 
 template <typename Probe>
-__attribute__((always_inline)) inline void ProbeAll(const unsigned char* blocks, size_t num_blocks,
-                                                    int num_probes, const uint64_t* hashes, bool* out,
-                                                    size_t n, Probe probe) {
-  const unsigned char* ring[2][kChunk];
-  auto prefetch_chunk = [&](size_t start, const unsigned char** slot) {
-    const size_t end = std::min(n, start + kChunk);
-    for (size_t i = start; i < end; ++i) {
-      slot[i - start] = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
-      internal::PrefetchBlock(slot[i - start]);
-    }
-  };
-  prefetch_chunk(0, ring[0]);
-  for (size_t start = 0, c = 0; start < n; start += kChunk, c ^= 1) {
-    if (start + kChunk < n) prefetch_chunk(start + kChunk, ring[c ^ 1]);
-    const size_t end = std::min(n, start + kChunk);
-    for (size_t i = start; i < end; ++i) {
-      out[i] = probe(ring[c][i - start], internal::ProbeState(hashes[i]), num_probes);
-    }
-  }
+__attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chunk, size_t n, int num_probes,
+                                                      bool* out, Probe probe) {
+  for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
 }
 
 #if defined(__x86_64__)
@@ -113,19 +99,52 @@ struct Avx2Probe {
   }
 };
 
-
 __attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks,
                                                                    size_t num_blocks, int num_probes,
                                                                    uint64_t hash) {
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
 }
 
-__attribute__((target("avx2"))) void ProbeAllAvx2(const unsigned char* blocks, size_t num_blocks,
-                                                  int num_probes, const uint64_t* hashes, bool* out,
-                                                  size_t n) {
-  ProbeAll(blocks, num_blocks, num_probes, hashes, out, n, Avx2Probe{});
+__attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n,
+                                                              int num_probes, bool* out) {
+  ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
 }
 #endif
+
+// Answers n queries whose hashes hash_of(i) yields, software-pipelined in
+// chunks: chunk c + 1 is hashed, located and prefetched -- each block as
+// soon as its hash is known, so the misses start while later keys are still
+// being hashed -- before chunk c is probed. About 2 * kChunk misses are in
+// flight, and the probes of chunk c overlap the misses of chunk c + 1. The
+// hashing stays in baseline code (XXH3 is inlined there); only the probing
+// runs in the kernel.
+template <typename HashOf>
+__attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks,
+                                                          int num_probes, size_t n, bool* out, HashOf hash_of) {
+  PrefetchedChunk ring[2];
+  auto stage = [&](size_t start, PrefetchedChunk& chunk) {
+    const size_t end = std::min(n, start + kChunk);
+    for (size_t i = start; i < end; ++i) {
+      const uint64_t hash = hash_of(i);
+      chunk.block[i - start] = blocks + internal::BlockIndex(hash, num_blocks) * kBlockBytes;
+      internal::PrefetchBlock(chunk.block[i - start]);
+      chunk.state[i - start] = internal::ProbeState(hash);
+    }
+  };
+  if (n == 0) return;
+  stage(0, ring[0]);
+  for (size_t start = 0, c = 0; start < n; start += kChunk, c ^= 1) {
+    if (start + kChunk < n) stage(start + kChunk, ring[c ^ 1]);
+    const size_t count = std::min(kChunk, n - start);
+#if defined(__x86_64__)
+    if (internal::UseAvx2()) {
+      ProbeChunkAvx2(ring[c], count, num_probes, out + start);
+      continue;
+    }
+#endif
+    ProbeChunk(ring[c], count, num_probes, out + start, PortableProbe{});
+  }
+}
 
 }  // namespace
 
@@ -149,30 +168,15 @@ bool FilterReader::MayContain(std::string_view key) const {
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,
                                        std::span<bool> out) const {
   assert(hashes.size() == out.size());
-  if (num_blocks_ == 0) {
-    std::fill(out.begin(), out.end(), false);
-    return;
-  }
-#if defined(__x86_64__)
-  if (internal::UseAvx2()) {
-    ProbeAllAvx2(blocks_, num_blocks_, num_probes_, hashes.data(), out.data(), hashes.size());
-    return;
-  }
-#endif
-  ProbeAll(blocks_, num_blocks_, num_probes_, hashes.data(), out.data(), hashes.size(), PortableProbe{});
+  QueryPipelined(blocks_, num_blocks_, num_probes_, hashes.size(), out.data(),
+                 [&](size_t i) { return hashes[i]; });
 }
 
 void FilterReader::MayContainBatch(std::span<const std::string_view> keys,
                                    std::span<bool> out) const {
   assert(keys.size() == out.size());
-  // Hash a stack-sized group, then probe it pipelined; no allocation.
-  constexpr size_t kGroup = 128;
-  uint64_t hashes[kGroup];
-  for (size_t start = 0; start < keys.size(); start += kGroup) {
-    const size_t n = std::min(kGroup, keys.size() - start);
-    for (size_t i = 0; i < n; ++i) hashes[i] = internal::HashKey(keys[start + i], seed_);
-    MayContainHashBatch(std::span<const uint64_t>(hashes, n), out.subspan(start, n));
-  }
+  QueryPipelined(blocks_, num_blocks_, num_probes_, keys.size(), out.data(),
+                 [&](size_t i) { return internal::HashKey(keys[i], seed_); });
 }
 
 }  // namespace linebloom
