@@ -17,12 +17,28 @@
 # env:   NUM (keys, default 1000000)  READS (default NUM)  REPEATS
 #        WORKDIR (default /tmp/linebloom-readmissing)  DB_BENCH (default db_bench)
 #        (REPEATS defaults to 5)
+#        BENCH: readmissing (default) or multireadrandom (batched MultiGet
+#        of MULTIGET_BATCH keys, default 32: what reaches the filters'
+#        batched MayMatch)
+#        VALUE_SIZE (default 100, db_bench's)  SKIP_FILL=1 reuses the DBs of
+#        an earlier run in WORKDIR (filling is not timed; the reads are)
+# Filters beyond the L3 cache: at 10 bits/key each key costs 1.25 bytes of
+# filter, so NUM=64000000 gives ~80 MiB of filters, e.g.
+#   NUM=64000000 READS=2000000 VALUE_SIZE=16 bench/rocksdb/readmissing_pair.sh build/integration/rocksdb/liblinebloom_rocksdb.so
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 here=$(cd "$(dirname "$0")" && pwd)
 num=${NUM:-1000000}
 reads=${READS:-$num}
 repeats=${REPEATS:-5}
+bench=${BENCH:-readmissing}
+value_size=${VALUE_SIZE:-100}
+skip_fill=${SKIP_FILL:-0}
+case $bench in
+  readmissing) bench_args="" ;;
+  multireadrandom) bench_args="--multiread_batched=true --batch_size=${MULTIGET_BATCH:-32}" ;;
+  *) echo "BENCH must be readmissing or multireadrandom" >&2; exit 2 ;;
+esac
 work=${WORKDIR:-/tmp/linebloom-readmissing}
 db_bench=${DB_BENCH:-db_bench}
 mkdir -p "$work"
@@ -32,10 +48,14 @@ mkdir -p "$work"
 run() {  # policy benchmarks extra-args...
   policy=$1 benchmarks=$2; shift 2
   LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$policy" --options_file="$here/$policy.OPTIONS" \
-    --benchmarks="$benchmarks" --num="$num" --threads=1 --statistics "$@"
+    --benchmarks="$benchmarks" --num="$num" --value_size="$value_size" --threads=1 --statistics "$@"
 }
 
 for policy in linebloom builtin; do
+  if [ "$skip_fill" = 1 ] && [ -s "$work/shape-$policy.txt" ]; then
+    echo "  $policy LSM shape (level:files, reused): $(cat "$work/shape-$policy.txt")" >&2
+    continue
+  fi
   rm -rf "$work/db-$policy"
   echo "filling $policy ($num keys)..." >&2
   run $policy fillrandom,flush,waitforcompaction,compact,waitforcompaction,levelstats \
@@ -57,14 +77,15 @@ printf '%-10s %4s %12s %12s %10s %10s %9s\n' policy run ops/s cpu-ns/op useful p
 r=1
 while [ $r -le "$repeats" ]; do
   for policy in linebloom builtin; do
-    out="$work/read-$policy-$r.out"
+    out="$work/$bench-$policy-$r.out"
     times >"$work/times0.txt"
-    run $policy readmissing --use_existing_db=1 --reads="$reads" --seed=$((100 + r)) >"$out" 2>&1
+    # shellcheck disable=SC2086  # bench_args is a list of flags
+    run $policy "$bench" --use_existing_db=1 --reads="$reads" --seed=$((100 + r)) $bench_args >"$out" 2>&1
     times >"$work/times1.txt"
     cpu0=$(cpu_of_times "$work/times0.txt")
     cpu1=$(cpu_of_times "$work/times1.txt")
-    awk -v policy=$policy -v run=$r -v cpu="$cpu0 $cpu1" -v reads="$reads" '
-      /^readmissing/ { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") ops = $i }
+    awk -v bench="$bench" -v policy=$policy -v run=$r -v cpu="$cpu0 $cpu1" -v reads="$reads" '
+      $1 == bench { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") ops = $i }
       $1 == "rocksdb.bloom.filter.useful" && $2 == "COUNT" { u = $4 }
       $1 == "rocksdb.bloom.filter.full.positive" && $2 == "COUNT" { p = $4 }
       END { split(cpu, c, " ")
@@ -72,7 +93,7 @@ while [ $r -le "$repeats" ]; do
                    u, p, 100 * p / (u + p) }' "$out"
   done
   r=$((r + 1))
-done | tee "$work/summary.txt"
+done | tee "$work/summary-$bench.txt"
 
 # Medians of ops/s and CPU per lookup, and the pooled false-positive rate.
 awk 'function median(list,   a, m, i, j, t) {
@@ -90,4 +111,4 @@ awk 'function median(list,   a, m, i, j, t) {
        if (mo["builtin"] > 0)
          printf "linebloom / builtin: throughput %.3f, cpu per lookup %.3f\n",
                 mo["linebloom"] / mo["builtin"], mc["linebloom"] / mc["builtin"]
-     }' "$work/summary.txt"
+     }' "$work/summary-$bench.txt"
