@@ -8,7 +8,6 @@
 #include <span>
 #include <string_view>
 
-#include "linebloom/filter_builder.h"  // KeyHash
 
 namespace linebloom::rocksdb_plugin {
 
@@ -22,17 +21,16 @@ bool LinebloomBitsReader::MayMatch(const ::rocksdb::Slice& key) {
 
 void LinebloomBitsReader::MayMatch(int num_keys, ::rocksdb::Slice** keys,
                                    bool* may_match) {
-  // 32 is MultiGet's batch limit, so RocksDB's calls take one pass.
+  // 32 is MultiGet's batch limit, so RocksDB's calls take one pass. The
+  // reader hashes each key and prefetches its block in the same step.
   constexpr size_t kChunk = 32;
-  uint64_t hashes[kChunk];
+  std::string_view views[kChunk];
   const size_t total = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
   for (size_t start = 0; start < total; start += kChunk) {
     const size_t n = std::min(kChunk, total - start);
-    for (size_t i = 0; i < n; ++i) {
-      hashes[i] = KeyHash(View(*keys[start + i]), reader_.seed());
-    }
-    reader_.MayContainHashBatch(std::span<const uint64_t>(hashes, n),
-                                std::span<bool>(may_match + start, n));
+    for (size_t i = 0; i < n; ++i) views[i] = View(*keys[start + i]);
+    reader_.MayContainBatch(std::span<const std::string_view>(views, n),
+                            std::span<bool>(may_match + start, n));
   }
 }
 
