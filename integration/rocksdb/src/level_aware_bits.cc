@@ -144,7 +144,23 @@ const LevelAllocation& LevelAwareBits::AllocationForLocked(const std::vector<int
     std::vector<double> weights(num_runs);
     for (size_t j = 0; j < num_runs; ++j) weights[j] = static_cast<double>(key[j]) / kUnit;
     const double average = static_cast<double>(key.back()) / kUnit;
-    it = allocations_.emplace(key, AllocateBitsPerRun(entries, weights, average)).first;
+    LevelAllocation allocation = AllocateBitsPerRun(entries, weights, average);
+    // Move-safe cap: levels above D-1 get at most D-1's bits, so a file that
+    // leveled compaction moves down without rewriting it (a trivial move)
+    // costs its new level no extra filter memory. Runs 1..num_runs-3 are
+    // levels s..D-2; run num_runs-2 is D-1. The budget the cap frees (the
+    // upper levels hold ~1 % of the keys) goes back through the books.
+    if (num_runs >= 4) {
+      const size_t below = num_runs - 2;
+      for (size_t run = 1; run < below; ++run) {
+        if (allocation.bits_per_key[run] > allocation.bits_per_key[below]) {
+          allocation.bits_per_key[run] = allocation.bits_per_key[below];
+          allocation.num_probes[run] = allocation.num_probes[below];
+          allocation.expected_fpr[run] = allocation.expected_fpr[below];
+        }
+      }
+    }
+    it = allocations_.emplace(key, std::move(allocation)).first;
   }
   return it->second;
 }
