@@ -20,11 +20,14 @@
 #        BENCH: readmissing (default) or multireadrandom (batched MultiGet
 #        of MULTIGET_BATCH keys, default 32: what reaches the filters'
 #        batched MayMatch)
+#        FILL: fillrandom (default) or fillseq (much faster for large NUM;
+#        every key is written once, and readmissing still asks for keys
+#        between them)
 #        VALUE_SIZE (default 100, db_bench's)  SKIP_FILL=1 reuses the DBs of
 #        an earlier run in WORKDIR (filling is not timed; the reads are)
 # Filters beyond the L3 cache: at 10 bits/key each key costs 1.25 bytes of
 # filter, so NUM=64000000 gives ~80 MiB of filters, e.g.
-#   NUM=64000000 READS=2000000 VALUE_SIZE=16 bench/rocksdb/readmissing_pair.sh build/integration/rocksdb/liblinebloom_rocksdb.so
+#   NUM=48000000 READS=2000000 VALUE_SIZE=16 FILL=fillseq bench/rocksdb/readmissing_pair.sh build/integration/rocksdb/liblinebloom_rocksdb.so
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +37,7 @@ repeats=${REPEATS:-5}
 bench=${BENCH:-readmissing}
 value_size=${VALUE_SIZE:-100}
 skip_fill=${SKIP_FILL:-0}
+fill=${FILL:-fillrandom}
 case $bench in
   readmissing) bench_args="" ;;
   multireadrandom) bench_args="--multiread_batched=true --batch_size=${MULTIGET_BATCH:-32}" ;;
@@ -58,7 +62,7 @@ for policy in linebloom builtin; do
   fi
   rm -rf "$work/db-$policy"
   echo "filling $policy ($num keys)..." >&2
-  run $policy fillrandom,flush,waitforcompaction,compact,waitforcompaction,levelstats \
+  run $policy "$fill",flush,waitforcompaction,compact,waitforcompaction,levelstats \
     --seed=1 >"$work/fill-$policy.out" 2>&1
   # Files per level, e.g. "L2:5" -- must match between the two policies.
   awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 }
