@@ -193,7 +193,7 @@ double LevelAwareBits::LiveRatioLocked(const ColumnFamily& cf) const {
 }
 
 double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
-  return std::clamp(average_bits_per_key_ * cf.correction / LiveRatioLocked(cf),
+  return std::clamp(average_bits_per_key_ / LiveRatioLocked(cf),
                     0.8 * average_bits_per_key_, 1.1 * average_bits_per_key_);
 }
 
@@ -294,10 +294,6 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
     spend.budget -= spend.recent.front().second;
     spend.recent.pop_front();
   }
-  // Integral part: 1 / ratio alone settles above the budget (the rounding
-  // overhead of the files it sizes stays partly uncorrected); the slow
-  // correction keeps moving until the ratio is 1.
-  cf.correction = std::clamp(cf.correction * std::pow(LiveRatioLocked(cf), -kCorrectionGain), 0.8, 1.1);
 }
 
 std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
