@@ -18,6 +18,7 @@
 
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -51,11 +52,21 @@ inline constexpr ProbePowers kProbePowers{};
 
 inline uint32_t ProbeBit(uint32_t a, int j) { return (a * kProbePowers.value[j]) >> 23; }
 
-inline void SetProbes(unsigned char* block, uint32_t a, int num_probes) {
-  for (int j = 0; j < num_probes; ++j) {
-    const uint32_t bit = ProbeBit(a, j);
+// Sets bit `bit` (0..511) of a block. On a little-endian machine bit b of
+// byte b / 8 is also bit b % 64 of the 64-bit word b / 64, and a word OR
+// takes two instructions fewer than a byte OR (the shift count needs no
+// masking: x86 shifts use the low 6 bits).
+inline void SetBit(unsigned char* block, uint32_t bit) {
+  if constexpr (std::endian::native == std::endian::little) {
+    using Word = uint64_t __attribute__((may_alias));
+    reinterpret_cast<Word*>(block)[bit >> 6] |= uint64_t{1} << (bit & 63);
+  } else {
     block[bit >> 3] |= static_cast<unsigned char>(1u << (bit & 7));
   }
+}
+
+inline void SetProbes(unsigned char* block, uint32_t a, int num_probes) {
+  for (int j = 0; j < num_probes; ++j) SetBit(block, ProbeBit(a, j));
 }
 
 inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes) {

@@ -49,25 +49,32 @@ void FilterBuilder::AddKey(std::string_view key) { AddHash(internal::HashKey(key
 static constexpr size_t kMinChunk = 64;
 static constexpr size_t kMaxChunk = size_t{1} << 16;
 
+void FilterBuilder::SealChunk() {
+  if (!chunks_.empty()) chunks_.back().size = fill_;
+}
+
 void FilterBuilder::StartChunk(size_t capacity) {
-  if (chunks_.empty() || !chunks_.back().empty()) chunks_.emplace_back();
-  chunks_.back().reserve(capacity);
+  SealChunk();
+  if (chunks_.empty() || chunks_.back().size != 0) chunks_.emplace_back();
+  HashChunk& chunk = chunks_.back();
+  if (chunk.capacity < capacity) {
+    chunk.hashes.reset(new uint64_t[capacity]);
+    chunk.capacity = capacity;
+  }
+  fill_ = 0;
+  capacity_ = chunk.capacity;
 }
 
 void FilterBuilder::Reserve(size_t n) {
-  if (n <= num_keys_) return;
-  const std::vector<uint64_t>* last = chunks_.empty() ? nullptr : &chunks_.back();
-  const size_t room = last == nullptr ? 0 : last->capacity() - last->size();
-  if (room < n - num_keys_) StartChunk(n - num_keys_);
+  if (n > num_keys_ && capacity_ - fill_ < n - num_keys_) StartChunk(n - num_keys_);
 }
 
 void FilterBuilder::AddHash(uint64_t hash) {
   if (num_keys_ > 0 && last_hash_ == hash) return;
+  // (chunks_ is empty with capacity_ > 0 only in a moved-from builder.)
+  if (fill_ == capacity_ || chunks_.empty()) StartChunk(std::clamp(num_keys_, kMinChunk, kMaxChunk));
+  chunks_.back().hashes[fill_++] = hash;
   last_hash_ = hash;
-  if (chunks_.empty() || chunks_.back().size() == chunks_.back().capacity()) {
-    StartChunk(std::clamp(num_keys_, kMinChunk, kMaxChunk));
-  }
-  chunks_.back().push_back(hash);
   ++num_keys_;
 }
 
@@ -92,10 +99,7 @@ void SetAll(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes, si
     }
     unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
     const uint32_t a = internal::ProbeState(hashes[i]);
-    for (int j = 0; j < kProbes; ++j) {
-      const uint32_t bit = internal::ProbeBit(a, j);
-      block[bit >> 3] |= static_cast<unsigned char>(1u << (bit & 7));
-    }
+    for (int j = 0; j < kProbes; ++j) internal::SetBit(block, internal::ProbeBit(a, j));
   }
 }
 
@@ -120,21 +124,25 @@ constexpr int kMaxLogPartitions = 12;
 // contiguous run of about N / 2^P blocks. A counting sort by those bits
 // (histogram, prefix sum, scatter into `scratch`) then lets SetAll sweep the
 // filter almost sequentially. Costs 8 more bytes per key during Finish.
-void SetAllPartitioned(unsigned char* blocks, size_t num_blocks,
-                       const std::vector<std::vector<uint64_t>>& chunks, size_t num_keys, int num_probes) {
+template <typename Chunks>
+void SetAllPartitioned(unsigned char* blocks, size_t num_blocks, const Chunks& chunks, size_t num_keys,
+                       int num_probes) {
   int log_partitions = std::bit_width(num_blocks >> kLogBlocksPerPartition);
   log_partitions = std::min(log_partitions, kMaxLogPartitions);
   const int shift = 32 - log_partitions;
   std::vector<size_t> start((size_t{1} << log_partitions) + 1, 0);
   for (const auto& chunk : chunks) {
-    for (uint64_t h : chunk) ++start[((h & 0xFFFFFFFFu) >> shift) + 1];
+    for (size_t i = 0; i < chunk.size; ++i) ++start[((chunk.hashes[i] & 0xFFFFFFFFu) >> shift) + 1];
   }
   for (size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
   // Not a vector: value-initialising it would write every byte once more.
   std::unique_ptr<uint64_t[]> scratch(new uint64_t[num_keys]);
   internal::AdviseHugePages(scratch.get(), num_keys * sizeof(uint64_t));
   for (const auto& chunk : chunks) {
-    for (uint64_t h : chunk) scratch[start[(h & 0xFFFFFFFFu) >> shift]++] = h;
+    for (size_t i = 0; i < chunk.size; ++i) {
+      const uint64_t h = chunk.hashes[i];
+      scratch[start[(h & 0xFFFFFFFFu) >> shift]++] = h;
+    }
   }
   kSetAll[num_probes - 1](blocks, num_blocks, scratch.get(), num_keys);
 }
@@ -143,6 +151,7 @@ void SetAllPartitioned(unsigned char* blocks, size_t num_blocks,
 
 void FilterBuilder::FinishInto(std::span<char> out) {
   assert(out.size() == FinishedSize());
+  SealChunk();
   const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
   auto* bytes = reinterpret_cast<unsigned char*>(out.data());
   internal::AdviseHugePages(bytes, out.size());
@@ -150,7 +159,7 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   if (num_blocks > kPartitionAboveBlocks) {
     SetAllPartitioned(bytes, num_blocks, chunks_, num_keys_, num_probes_);
   } else {
-    for (const auto& chunk : chunks_) kSetAll[num_probes_ - 1](bytes, num_blocks, chunk.data(), chunk.size());
+    for (const auto& chunk : chunks_) kSetAll[num_probes_ - 1](bytes, num_blocks, chunk.hashes.get(), chunk.size);
   }
 
   internal::Trailer trailer;
@@ -161,8 +170,10 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   // (one per data block) then allocates nothing per filter.
   if (!chunks_.empty()) {
     chunks_.resize(1);
-    chunks_.front().clear();
+    chunks_.front().size = 0;
   }
+  fill_ = 0;
+  capacity_ = chunks_.empty() ? 0 : chunks_.front().capacity;
   num_keys_ = 0;
 }
 

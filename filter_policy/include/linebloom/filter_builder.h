@@ -79,8 +79,16 @@ class FilterBuilder {
   // copy every hash about twice and touch twice the memory, which costs more
   // than hashing the keys when the key count is not known up front (as in
   // RocksDB). Chunks grow geometrically up to kMaxChunk hashes.
+  struct HashChunk {
+    std::unique_ptr<uint64_t[]> hashes;
+    size_t size = 0;  // of the chunk being filled: kept in fill_ until sealed
+    size_t capacity = 0;
+  };
   void StartChunk(size_t capacity);
-  std::vector<std::vector<uint64_t>> chunks_;
+  void SealChunk();
+  std::vector<HashChunk> chunks_;
+  size_t fill_ = 0;      // hashes in chunks_.back()
+  size_t capacity_ = 0;  // chunks_.back().capacity, or 0
   size_t num_keys_ = 0;
   uint64_t last_hash_ = 0;  // meaningful when num_keys_ > 0
 };
