@@ -80,7 +80,7 @@
 // under-spending raises them. (Proportional only: an integral term, tried,
 // wound up during the fill's transient -- the 1024-filter window lags -- and
 // overshot by 8 %. The books see only the filters the policy builds, so
-// they settle near, not at, the budget: measured 1-3 % above it.)
+// they settle near, not at, the budget: measured ~1 % above it.)
 // This assumes keys spread over their range roughly evenly in that 8-byte
 // window (true for hashed or random keys; skewed key sets get a noisier
 // estimate, which changes how the budget is split but never the budget).
