@@ -131,18 +131,21 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
       chunk.state[i - start] = internal::ProbeState(hash);
     }
   };
-  if (n == 0) return;
-  stage(0, ring[0]);
-  for (size_t start = 0, c = 0; start < n; start += kChunk, c ^= 1) {
-    if (start + kChunk < n) stage(start + kChunk, ring[c ^ 1]);
+  // Step c stages chunk c and probes chunk c - 1. (One call site of each
+  // keeps the function small enough for GCC to inline XXH3 into `stage`.)
+  const size_t num_chunks = (n + kChunk - 1) / kChunk;
+  for (size_t c = 0; c <= num_chunks; ++c) {
+    if (c < num_chunks) stage(c * kChunk, ring[c & 1]);
+    if (c == 0) continue;
+    const size_t start = (c - 1) * kChunk;
     const size_t count = std::min(kChunk, n - start);
 #if defined(__x86_64__)
     if (internal::UseAvx2()) {
-      ProbeChunkAvx2(ring[c], count, num_probes, out + start);
+      ProbeChunkAvx2(ring[(c - 1) & 1], count, num_probes, out + start);
       continue;
     }
 #endif
-    ProbeChunk(ring[c], count, num_probes, out + start, PortableProbe{});
+    ProbeChunk(ring[(c - 1) & 1], count, num_probes, out + start, PortableProbe{});
   }
 }
 
