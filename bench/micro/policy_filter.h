@@ -18,8 +18,11 @@ namespace linebloom::bench {
 
 class PolicyBackedFilter {
  public:
-  PolicyBackedFilter(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, int format_version)
-      : policy_(std::move(policy)), format_version_(format_version) {}
+  // `allocator`: where the filter's bytes are held for queries (null: new[],
+  // RocksDB's default without a block-cache allocator).
+  PolicyBackedFilter(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, int format_version,
+                     std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr)
+      : policy_(std::move(policy)), format_version_(format_version), allocator_(std::move(allocator)) {}
 
   void Build(std::span<const std::string_view> keys) {
     filter_.reset();
@@ -29,7 +32,7 @@ class PolicyBackedFilter {
     // block has been written to an SST and read back into the block cache
     // (the builder's own buffer may be aligned more favourably than that).
     const rocksdb_plugin::PolicyFilter fresh = builder.Finish();
-    filter_.emplace(rocksdb_plugin::PolicyFilter::FromBytes(*policy_, fresh.bytes()));
+    filter_.emplace(rocksdb_plugin::PolicyFilter::FromBytes(*policy_, fresh.bytes(), allocator_));
   }
   bool MayMatch(std::string_view key) const { return filter_->MayMatch(key); }
   void MayMatchBatch(std::span<const std::string_view> keys, std::span<bool> answers) const {
@@ -40,6 +43,7 @@ class PolicyBackedFilter {
  private:
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy_;
   int format_version_;
+  std::shared_ptr<::rocksdb::MemoryAllocator> allocator_;
   std::optional<rocksdb_plugin::PolicyFilter> filter_;
 };
 

@@ -177,19 +177,24 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   num_keys_ = 0;
 }
 
-AlignedFilter::AlignedFilter(size_t size) : size_(size) {
-  // Large filters start on a huge-page boundary so that every 2 MiB of them
-  // can be a huge page (huge_pages.h; the hint itself is given by
-  // FinishInto, before the first write).
+void* AllocateFilterMemory(size_t size) {
   const size_t alignment = size >= internal::kHugePageBytes ? internal::kHugePageBytes : kBlockBytes;
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  const size_t rounded = (size + alignment - 1) / alignment * alignment;
-  data_.reset(static_cast<char*>(std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded)));
-  if (!data_) throw std::bad_alloc();
-  internal::AdviseHugePages(data_.get(), rounded);
+  void* memory = nullptr;
+  // posix_memalign, not aligned_alloc: the size need not be rounded up to
+  // the alignment, so a filter just over 2 MiB does not reserve 4.
+  if (posix_memalign(&memory, alignment, std::max<size_t>(size, 1)) != 0) throw std::bad_alloc();
+  // Only the whole huge pages inside the filter are hinted: a partly used
+  // last one would cost a full 2 MiB of memory.
+  internal::AdviseHugePages(memory, size);
+  return memory;
 }
 
-void AlignedFilter::Free::operator()(char* p) const { std::free(p); }
+void FreeFilterMemory(void* memory) { std::free(memory); }
+
+AlignedFilter::AlignedFilter(size_t size)
+    : data_(static_cast<char*>(AllocateFilterMemory(size))), size_(size) {}
+
+void AlignedFilter::Free::operator()(char* p) const { FreeFilterMemory(p); }
 
 AlignedFilter AlignedFilter::Copy(std::string_view bytes) {
   AlignedFilter filter(bytes.size());

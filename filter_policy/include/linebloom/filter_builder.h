@@ -23,6 +23,14 @@ namespace linebloom {
 // already hash their keys can pass these to AddHash / MayContainHash.
 uint64_t KeyHash(std::string_view key, uint32_t seed);
 
+// Memory for filter bytes: 64-byte aligned, so that each block is one cache
+// line; from 2 MiB up also 2 MiB aligned with a transparent-huge-page hint,
+// so that a large filter needs few TLB entries. Throws std::bad_alloc; free
+// with FreeFilterMemory. AlignedFilter and the RocksDB plugin's block-cache
+// allocator use it.
+void* AllocateFilterMemory(size_t size);
+void FreeFilterMemory(void* memory);
+
 // Owns filter bytes whose blocks start on a 64-byte boundary, so each block
 // is exactly one cache line (a block at an arbitrary heap address straddles
 // two, doubling the misses of a query on a large filter).

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memory_allocator.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 
@@ -44,14 +45,22 @@ class PolicyFilter {
   PolicyFilter(PolicyFilter&&) noexcept = default;
   PolicyFilter& operator=(PolicyFilter&&) noexcept = default;
 
-  // Reads `bytes` (a filter block's contents) with `policy`'s reader.
+  // Reads a copy of `bytes` (a filter block's contents) with `policy`'s
+  // reader. The copy comes from `allocator` when given (as RocksDB takes a
+  // block's memory from the block cache's allocator), else from new[].
   static PolicyFilter FromBytes(const ::rocksdb::FilterPolicy& policy,
-                                std::string_view bytes) {
-    auto owned = std::make_unique<char[]>(bytes.size());
+                                std::string_view bytes,
+                                std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr) {
+    std::shared_ptr<char> owned;
+    if (allocator) {
+      owned.reset(static_cast<char*>(allocator->Allocate(bytes.size())),
+                  [allocator](char* p) { allocator->Deallocate(p); });
+    } else {
+      owned.reset(new char[bytes.size()], std::default_delete<char[]>());
+    }
     std::copy(bytes.begin(), bytes.end(), owned.get());
     const ::rocksdb::Slice contents(owned.get(), bytes.size());
-    return PolicyFilter(policy, std::unique_ptr<const char[]>(owned.release()),
-                        contents);
+    return PolicyFilter(policy, std::move(owned), contents);
   }
 
   bool MayMatch(std::string_view key) const {
@@ -91,7 +100,7 @@ class PolicyFilter {
   friend class PolicyFilterBuilder;
 
   PolicyFilter(const ::rocksdb::FilterPolicy& policy,
-               std::unique_ptr<const char[]> buf, ::rocksdb::Slice contents)
+               std::shared_ptr<const char> buf, ::rocksdb::Slice contents)
       : buf_(std::move(buf)),
         contents_(contents),
         reader_(policy.GetFilterBitsReader(contents_)) {
@@ -100,7 +109,7 @@ class PolicyFilter {
     }
   }
 
-  std::unique_ptr<const char[]> buf_;  // may be null: some filters are static
+  std::shared_ptr<const char> buf_;  // may be null: some filters are static
   ::rocksdb::Slice contents_;
   std::unique_ptr<::rocksdb::FilterBitsReader> reader_;
 };
@@ -140,7 +149,8 @@ class PolicyFilterBuilder {
     if (!status.ok()) {
       throw std::runtime_error("FilterBitsBuilder::Finish: " + status.ToString());
     }
-    return PolicyFilter(*policy_, std::move(buf), contents);
+    return PolicyFilter(*policy_, std::shared_ptr<const char>(buf.release(), std::default_delete<const char[]>()),
+                        contents);
   }
 
  private:
