@@ -65,9 +65,6 @@ inline void SetBit(unsigned char* block, uint32_t bit) {
   }
 }
 
-inline void SetProbes(unsigned char* block, uint32_t a, int num_probes) {
-  for (int j = 0; j < num_probes; ++j) SetBit(block, ProbeBit(a, j));
-}
 
 inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes) {
   for (int j = 0; j < num_probes; ++j) {

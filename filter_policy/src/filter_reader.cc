@@ -68,10 +68,7 @@ struct PortableProbe {
   }
 };
 
-// One query, hash to answer, in a single function per kernel: the kernel's
-// probe is inlined next to the block computation (an AVX2 function cannot be
-// inlined into baseline code, so a separate probe function would cost a call
-// and a frame per query).
+// One query from its hash: locate the block, probe it with the kernel.
 template <typename Probe>
 __attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks,
                                                      int num_probes, uint64_t hash, Probe probe) {
@@ -116,8 +113,7 @@ __attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedCh
 // soon as its hash is known, so the misses start while later keys are still
 // being hashed -- before chunk c is probed. About 2 * kChunk misses are in
 // flight, and the probes of chunk c overlap the misses of chunk c + 1. The
-// hashing stays in baseline code (XXH3 is inlined there); only the probing
-// runs in the kernel.
+// hashing stays in baseline code; only the probing runs in the kernel.
 template <typename HashOf>
 __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks,
                                                           int num_probes, size_t n, bool* out, HashOf hash_of) {
@@ -131,8 +127,7 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
       chunk.state[i - start] = internal::ProbeState(hash);
     }
   };
-  // Step c stages chunk c and probes chunk c - 1. (One call site of each
-  // keeps the function small enough for GCC to inline XXH3 into `stage`.)
+  // Step c stages chunk c and probes chunk c - 1.
   const size_t num_chunks = (n + kChunk - 1) / kChunk;
   for (size_t c = 0; c <= num_chunks; ++c) {
     if (c < num_chunks) stage(c * kChunk, ring[c & 1]);
@@ -159,13 +154,7 @@ bool FilterReader::MayContainHash(uint64_t hash) const {
 }
 
 bool FilterReader::MayContain(std::string_view key) const {
-  // Hashed here, not in the AVX2 function: GCC will not inline XXH3
-  // (baseline code) into a function compiled for another target.
-  const uint64_t hash = internal::HashKey(key, seed_);
-#if defined(__x86_64__)
-  if (internal::UseAvx2()) return MayContainHashAvx2(blocks_, num_blocks_, num_probes_, hash);
-#endif
-  return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
+  return MayContainHash(internal::HashKey(key, seed_));
 }
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,

@@ -21,6 +21,7 @@ namespace linebloom::kvstore {
 namespace {
 
 using internal::RunShape;
+using testing::KeyFor;
 using testing::TempDir;
 
 TEST(KvFilterAllocationTest, FullShapePadsEveryLevelBelowTheDeepest) {
@@ -101,12 +102,6 @@ constexpr uint64_t kFlushEntries = 5000;
 constexpr uint64_t kFlushes = 63;  // fanout 4: 3 runs on each of levels 0, 1, 2
 constexpr uint64_t kKeys = kFlushEntries * kFlushes;
 constexpr uint64_t kAbsentLookups = 100000;
-
-std::string KeyFor(uint64_t i) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "user%09llu", static_cast<unsigned long long>(i));
-  return buf;
-}
 
 struct Measured {
   StoreStats stats;

@@ -19,17 +19,12 @@
 namespace linebloom::kvstore {
 namespace {
 
+using testing::KeyFor;
 using testing::TempDir;
 
 constexpr uint64_t kKeys = 1000000;
 constexpr uint64_t kRuns = 5;
 constexpr uint64_t kAbsentLookups = 100000;
-
-std::string KeyFor(uint64_t i) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "user%09llu", static_cast<unsigned long long>(i));
-  return buf;
-}
 
 struct Measured {
   LookupCounters total;

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -152,5 +154,13 @@ class NoSyncEnv final : public Env {
     std::unique_ptr<WritableFile> base_;
   };
 };
+
+// Key number i of the filter tests: "user" + 9 digits (even i present, odd
+// i absent, so absent keys fall inside every run's key range).
+inline std::string KeyFor(uint64_t i) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "user%09llu", static_cast<unsigned long long>(i));
+  return buf;
+}
 
 }  // namespace linebloom::kvstore::testing
