@@ -57,11 +57,15 @@
 // policy never sees it, and the file keeps the bits of the level it was
 // written for. Measured with db_bench, about 2/3 of L5's keys sat in files
 // written for L4, and live filter memory came out 3-5 % over the budget. So
-// the allocation is capped move-safe: levels above D-1 get at most D-1's
-// bits, and a file moved down to any level above D costs nothing extra.
-// The cost is small where upper levels are sparse (they hold ~1 % of the
-// keys and few lookups reach them); in the unweighted model with every
-// lookup reaching every level it turns Monkey's -71 % into about -60 %.
+// the allocation is move-safe: levels s..D-1 all get the same bits, so a
+// file moved down to any level above D costs nothing extra. That is a
+// constraint of the optimisation (MoveSafeAllocation: the shared levels are
+// allocated as one run holding their keys together, consulted with the sum
+// of their lookup weights), not a cap applied to the unconstrained optimum
+// -- capping afterwards left the shared bits at what D-1 alone would get.
+// The constraint costs little where upper levels are sparse (they hold ~1 %
+// of the keys and few lookups reach them); in the unweighted model with
+// every lookup reaching every level it turns Monkey's -71 % into about -65 %.
 // (Moves into the last level D keep D-1's bits; they are rare, as the last
 // level covers the whole key space.)
 //
@@ -118,6 +122,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -171,11 +176,18 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // before any non-L0 level has been seen.
   std::vector<double> LookupWeights(const std::string& column_family);
 
-  // The allocation over `num_runs` model runs (L0 first) with weights 1 and
-  // the move-safe cap (bits, probes and expected_fpr of levels above D-1 at
-  // most D-1's; the sums are the allocator's), cached. The reference stays
+  // MoveSafeAllocation over `num_runs` model runs (L0 first) with weights 1,
+  // cached. The reference stays
   // valid for the object's lifetime.
   const LevelAllocation& AllocationFor(int num_runs);
+
+  // The allocation over model runs (L0, levels s..D) that minimises
+  // sum_j weights[j] * FPR_j within `average` bits per key, subject to the
+  // move-safe constraint: levels s..D-1 (runs 1..size-2) all get the same
+  // bits per key. With fewer than 4 runs there is no constraint. Missing
+  // weights count as 1; the sums in the result use the given weights.
+  static LevelAllocation MoveSafeAllocation(std::span<const uint64_t> entries,
+                                            std::span<const double> weights, double average);
 
   // The model's relative entries per run for a tree whose non-L0 levels are
   // shallowest..deepest: L0 first, then levels shallowest..deepest.
