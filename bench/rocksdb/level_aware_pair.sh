@@ -26,6 +26,8 @@
 #        default 10)
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
 #        WORKDIR, re-read the SSTs' properties and print the report
+#        LEVEL_BOUND (linebloom-level-bound; default: the one built next to
+#        the plugin, build/bench/rocksdb/): scores each tree, see the end
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
@@ -221,6 +223,25 @@ if grep -q '^level_aware ' "$work/summary.txt"; then
   last=$(cat "$work"/db-level_aware/LOG* 2>/dev/null | grep 'linebloom level_aware' | sort | tail -n 1 |
          sed 's/.*linebloom level_aware/linebloom level_aware/')
   [ -z "$last" ] || { echo "level_aware's last allocation (DB LOG):"; echo "  $last"; }
+fi
+
+# The bound: on each tree, the best expected false positives per lookup any
+# per-level bits could reach at 10 bits/key on average, knowing each level's
+# coverage (checks / lookups) exactly, vs 10 everywhere -- same blocked-Bloom
+# model for both. A level-aware policy cannot beat "best" on that tree; if
+# "best" is above -30 %, no allocation at equal memory reaches the target
+# there. (L0 files are one run here: the perf context counts them together.)
+level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-level-bound}
+if [ -x "$level_bound" ]; then
+  echo
+  echo "Bound per tree (expected FP/lookup at 10 bits/key: uniform vs the best per-level bits):"
+  for config in $configs; do
+    printf '  %-12s ' "$config"
+    sort -n "$work/filters-$config.txt" | awk -v counts="$work/perlevel-$config.txt" '
+      BEGIN { while ((getline line < counts) > 0) { split(line, a, " "); k[a[1]] = a[2] + a[3] } }
+      { e[$1] += $2 } END { for (l in e) if (k[l] > 0) print l, e[l], k[l] }' | sort -n |
+      "$level_bound" --lookups "$reads" --bits 10
+  done
 fi
 
 echo
