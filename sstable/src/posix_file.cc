@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "linebloom/sstable/file.h"
+#include "linebloom/sstable/posix_write.h"
 
 namespace linebloom::sstable {
 namespace {
@@ -147,17 +148,7 @@ class PosixWritableFile final : public WritableFile {
     return s;
   }
 
-  Status WriteAll(std::string_view data) {
-    while (!data.empty()) {
-      const ssize_t n = ::write(fd_, data.data(), data.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Status::FromErrno(name_ + ": write", errno);
-      }
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return Status::Ok();
-  }
+  Status WriteAll(std::string_view data) { return WriteFully(fd_, data, name_); }
 
   std::string name_;
   int fd_;

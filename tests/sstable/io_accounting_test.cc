@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "always_maybe_policy.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_reader.h"
 #include "table_test_util.h"
@@ -13,37 +14,13 @@ namespace linebloom::sstable {
 namespace {
 
 using testing::AbsentKey;
+using testing::AlwaysMaybePolicy;
 using testing::BuildTable;
 using testing::MakeEntries;
 using testing::OpenTable;
 using testing::Options;
 
 constexpr size_t kKeys = 3000;
-
-// Says "maybe" to everything: the worst filter, the baseline for accounting.
-class AlwaysMaybePolicy final : public BlockFilterPolicy {
- public:
-  std::string Name() const override { return "test.always-maybe"; }
-  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override {
-    struct Builder final : BlockFilterBuilder {
-      size_t n = 0;
-      void AddKey(std::string_view) override { ++n; }
-      size_t NumKeys() const override { return n; }
-      std::string Finish() override {
-        n = 0;
-        return "M";
-      }
-    };
-    return std::make_unique<Builder>();
-  }
-  Status NewReader(std::string_view, std::unique_ptr<BlockFilterReader>* out) const override {
-    struct Reader final : BlockFilterReader {
-      bool MayMatch(std::string_view) const override { return true; }
-    };
-    *out = std::make_unique<Reader>();
-    return Status::Ok();
-  }
-};
 
 // Bytes a buffered read of block b transfers: exactly the stored block.
 uint64_t StoredSize(const TableReader& t, std::string_view key) { return t.block(*t.FindBlock(key)).size; }

@@ -11,12 +11,14 @@
 #include <random>
 #include <tuple>
 
+#include "always_maybe_policy.h"
 #include "table_test_util.h"
 
 namespace linebloom::sstable {
 namespace {
 
 using testing::AbsentKey;
+using testing::AlwaysMaybePolicy;
 using testing::BuildTable;
 using testing::Entry;
 using testing::Key;
@@ -224,33 +226,6 @@ TEST(Writer, SyncsOnFinishUnlessDisabled) {
     EXPECT_EQ(raw->syncs, sync ? 1 : 0);
   }
 }
-
-// A filter policy with a different name: its tables must not be read with
-// the linebloom policy, and vice versa.
-class AlwaysMaybePolicy final : public BlockFilterPolicy {
- public:
-  std::string Name() const override { return "test.always-maybe"; }
-  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override {
-    struct Builder final : BlockFilterBuilder {
-      size_t n = 0;
-      void AddKey(std::string_view) override { ++n; }
-      size_t NumKeys() const override { return n; }
-      std::string Finish() override {
-        n = 0;
-        return "M";
-      }
-    };
-    return std::make_unique<Builder>();
-  }
-  Status NewReader(std::string_view bytes, std::unique_ptr<BlockFilterReader>* out) const override {
-    struct Reader final : BlockFilterReader {
-      bool MayMatch(std::string_view) const override { return true; }
-    };
-    if (bytes != "M") return Status::Corruption("not an always-maybe filter");
-    *out = std::make_unique<Reader>();
-    return Status::Ok();
-  }
-};
 
 TEST(FilterPolicy, NameIsRecordedAndForeignFiltersAreIgnored) {
   const auto entries = MakeEntries(300, 20);

@@ -272,13 +272,7 @@ void KvStore::Impl::LoadStats() {
 
 void KvStore::Impl::SaveStats() {
   internal::SavedStats saved;
-  saved.gets = gets_;
-  saved.memtable_hits = memtable_hits_;
-  saved.puts = puts_;
-  saved.deletes = deletes_;
-  saved.scans = scans_;
-  saved.flushes = flushes_;
-  saved.compactions = compactions_;
+  CopyOperationCounts(&saved);
   for (int level = 0; level < kMaxLevels; ++level) {
     const LookupCounters c = level_counters_[level].Load();
     if (c.lookups > 0) saved.levels[level] = c;

@@ -64,6 +64,18 @@ class KvStore::Impl {
   void RemoveObsoleteFiles();
   void LoadStats();
   void SaveStats();
+  // Copies the operation counts (gets .. compactions) into `to`: a
+  // StoreStats or an internal::SavedStats, which name them alike.
+  template <typename Counts>
+  void CopyOperationCounts(Counts* to) const {
+    to->gets = gets_;
+    to->memtable_hits = memtable_hits_;
+    to->puts = puts_;
+    to->deletes = deletes_;
+    to->scans = scans_;
+    to->flushes = flushes_;
+    to->compactions = compactions_;
+  }
 
   // Writers (kv_store_write.cc); write_mu_ held.
   Status FlushLocked();

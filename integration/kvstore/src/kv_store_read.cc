@@ -57,13 +57,7 @@ Status KvStore::Impl::Scan(std::string_view from, std::optional<std::string_view
 StoreStats KvStore::Impl::Stats() const {
   const ReadView view = View();
   StoreStats s;
-  s.gets = gets_;
-  s.memtable_hits = memtable_hits_;
-  s.puts = puts_;
-  s.deletes = deletes_;
-  s.scans = scans_;
-  s.flushes = flushes_;
-  s.compactions = compactions_;
+  CopyOperationCounts(&s);
   s.memtable_entries = view.mem->Count();
   s.memtable_bytes = view.mem->ApproximateBytes();
   s.wal_records_replayed = wal_records_replayed_;

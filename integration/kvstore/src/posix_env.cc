@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "linebloom/kvstore/env.h"
+#include "linebloom/sstable/posix_write.h"
 
 namespace linebloom::kvstore {
 namespace {
@@ -26,15 +27,7 @@ class PosixWritableFile final : public WritableFile {
 
   Status Append(std::string_view data) override {
     if (fd_ < 0) return Status::IOError(name_ + ": append after close");
-    while (!data.empty()) {
-      const ssize_t n = ::write(fd_, data.data(), data.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Status::FromErrno(name_ + ": write", errno);
-      }
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return Status::Ok();
+    return sstable::WriteFully(fd_, data, name_);
   }
 
   Status Sync() override {

@@ -18,32 +18,16 @@ Status SizeMismatch(const std::string& file, uint64_t actual, std::string_view u
 }  // namespace
 
 void AtomicLookupCounters::Add(const LookupCounters& c) {
-  constexpr auto r = std::memory_order_relaxed;
-  lookups_.fetch_add(c.lookups, r);
-  range_skips_.fetch_add(c.range_skips, r);
-  run_filter_checks_.fetch_add(c.run_filter_checks, r);
-  run_filter_negatives_.fetch_add(c.run_filter_negatives, r);
-  block_filter_checks_.fetch_add(c.block_filter_checks, r);
-  block_filter_negatives_.fetch_add(c.block_filter_negatives, r);
-  block_reads_.fetch_add(c.block_reads, r);
-  bytes_read_.fetch_add(c.bytes_read, r);
-  false_positives_.fetch_add(c.false_positives, r);
-  hits_.fetch_add(c.hits, r);
+  for (size_t i = 0; i < kLookupCounterFields.size(); ++i) {
+    values_[i].fetch_add(c.*kLookupCounterFields[i].member, std::memory_order_relaxed);
+  }
 }
 
 LookupCounters AtomicLookupCounters::Load() const {
-  constexpr auto r = std::memory_order_relaxed;
   LookupCounters c;
-  c.lookups = lookups_.load(r);
-  c.range_skips = range_skips_.load(r);
-  c.run_filter_checks = run_filter_checks_.load(r);
-  c.run_filter_negatives = run_filter_negatives_.load(r);
-  c.block_filter_checks = block_filter_checks_.load(r);
-  c.block_filter_negatives = block_filter_negatives_.load(r);
-  c.block_reads = block_reads_.load(r);
-  c.bytes_read = bytes_read_.load(r);
-  c.false_positives = false_positives_.load(r);
-  c.hits = hits_.load(r);
+  for (size_t i = 0; i < kLookupCounterFields.size(); ++i) {
+    c.*kLookupCounterFields[i].member = values_[i].load(std::memory_order_relaxed);
+  }
   return c;
 }
 

@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "linebloom/kvstore/stats.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
+#include "lookup_counter_fields.h"
 #include "manifest.h"
 
 namespace linebloom::kvstore::internal {
@@ -33,9 +35,8 @@ class AtomicLookupCounters {
   LookupCounters Load() const;
 
  private:
-  std::atomic<uint64_t> lookups_{0}, range_skips_{0}, run_filter_checks_{0}, run_filter_negatives_{0},
-      block_filter_checks_{0}, block_filter_negatives_{0}, block_reads_{0}, bytes_read_{0},
-      false_positives_{0}, hits_{0};
+  // One per entry of kLookupCounterFields, in its order.
+  std::array<std::atomic<uint64_t>, kLookupCounterFields.size()> values_{};
 };
 
 enum class RunLookup { kAbsent, kValue, kDeleted };

@@ -5,26 +5,19 @@
 #include <sstream>
 #include <vector>
 
+#include "lookup_counter_fields.h"
+
 namespace linebloom::kvstore::internal {
 namespace {
 
-constexpr int kNumCounters = 10;
-
 void AppendCounters(std::string* out, const LookupCounters& c) {
-  for (uint64_t v : {c.lookups, c.range_skips, c.run_filter_checks, c.run_filter_negatives, c.block_filter_checks,
-                     c.block_filter_negatives, c.block_reads, c.bytes_read, c.false_positives, c.hits}) {
-    out->append(" ").append(std::to_string(v));
-  }
+  for (const LookupCounterField& f : kLookupCounterFields) out->append(" ").append(std::to_string(c.*f.member));
   out->append("\n");
 }
 
 bool ReadCounters(std::istringstream* in, LookupCounters* c) {
-  uint64_t* fields[kNumCounters] = {&c->lookups,       &c->range_skips,         &c->run_filter_checks,
-                                    &c->run_filter_negatives, &c->block_filter_checks,
-                                    &c->block_filter_negatives, &c->block_reads, &c->bytes_read,
-                                    &c->false_positives, &c->hits};
-  for (uint64_t* f : fields) {
-    if (!(*in >> *f)) return false;
+  for (const LookupCounterField& f : kLookupCounterFields) {
+    if (!(*in >> c->*f.member)) return false;
   }
   return true;
 }

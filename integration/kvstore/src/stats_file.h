@@ -6,7 +6,7 @@
 // means counters start at zero. Text, one record per line:
 //   linebloom-kv-stats 1
 //   store <gets> <memtable_hits> <puts> <deletes> <scans> <flushes> <compactions>
-//   level <level> <10 counters in LookupCounters order>
+//   level <level> <10 counters in kLookupCounterFields order>
 //   run <file number> <10 counters>
 // Internal header.
 
