@@ -102,9 +102,21 @@ __attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
 }
 
+// Up to 8 probes (every filter up to ~14 bits/key) need one AVX2 round, so
+// that loop has no per-key round count to test.
+struct Avx2OneRoundProbe {
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return internal::FirstRoundSetAvx2(block, a, k);
+  }
+};
+
 __attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n,
                                                               int num_probes, bool* out) {
-  ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
+  if (num_probes <= 8) {
+    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe{});
+  } else {
+    ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
+  }
 }
 #endif
 
@@ -167,8 +179,10 @@ void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,
 void FilterReader::MayContainBatch(std::span<const std::string_view> keys,
                                    std::span<bool> out) const {
   assert(keys.size() == out.size());
+  // The seed by value: read through `this` it would be reloaded for every
+  // key, since the pipeline's stores might alias it.
   QueryPipelined(blocks_, num_blocks_, num_probes_, keys.size(), out.data(),
-                 [&](size_t i) { return internal::HashKey(keys[i], seed_); });
+                 [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); });
 }
 
 }  // namespace linebloom

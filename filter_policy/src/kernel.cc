@@ -28,7 +28,8 @@ bool KernelSupported(Kernel kernel) {
     case Kernel::kPortable: return true;
     case Kernel::kAvx2:
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-      return __builtin_cpu_supports("avx2");
+      // The AVX2 build loop also uses BMI2 (shlx); every AVX2 CPU has it.
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #else
       return false;
 #endif

@@ -57,6 +57,14 @@ __attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i 
   return _mm256_testc_si256(word, mask);
 }
 
+// Probes 0..7 of a block: all of them when num_probes <= 8.
+__attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a,
+                                                               int num_probes) {
+  const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+  return RoundSet(low_words, high_words, _mm256_set1_epi32(static_cast<int>(a)), 0, num_probes);
+}
+
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a,
                                                               int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));

@@ -30,6 +30,10 @@ uint64_t KeyHash(std::string_view key, uint32_t seed);
 // allocator use it.
 void* AllocateFilterMemory(size_t size);
 void FreeFilterMemory(void* memory);
+// A unique_ptr deleter for AllocateFilterMemory's memory.
+struct FilterMemoryDeleter {
+  void operator()(void* memory) const { FreeFilterMemory(memory); }
+};
 
 // Owns filter bytes whose blocks start on a 64-byte boundary, so each block
 // is exactly one cache line (a block at an arbitrary heap address straddles
@@ -45,10 +49,7 @@ class AlignedFilter {
   explicit AlignedFilter(size_t size);
 
  private:
-  struct Free {
-    void operator()(char* p) const;
-  };
-  std::unique_ptr<char, Free> data_;
+  std::unique_ptr<char, FilterMemoryDeleter> data_;
   size_t size_ = 0;
 };
 
@@ -86,12 +87,14 @@ class FilterBuilder {
   // chunks that are never moved once allocated: one growing vector would
   // copy every hash about twice and touch twice the memory, which costs more
   // than hashing the keys when the key count is not known up front (as in
-  // RocksDB). Chunks grow geometrically up to kMaxChunk hashes.
+  // RocksDB). Chunks grow geometrically up to kMaxChunk hashes; the
+  // largest fill a huge page each (AllocateFilterMemory).
   struct HashChunk {
-    std::unique_ptr<uint64_t[]> hashes;
+    std::unique_ptr<uint64_t[], FilterMemoryDeleter> hashes;
     size_t size = 0;  // of the chunk being filled: kept in fill_ until sealed
     size_t capacity = 0;
   };
+  void AppendHash(uint64_t hash);
   void StartChunk(size_t capacity);
   void SealChunk();
   std::vector<HashChunk> chunks_;

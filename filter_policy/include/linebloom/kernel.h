@@ -12,7 +12,7 @@ namespace linebloom {
 
 enum class Kernel {
   kPortable,  // plain C++, one probe at a time with early exit
-  kAvx2,      // x86-64 AVX2: 8 probes per instruction, no branch per probe
+  kAvx2,      // x86-64 AVX2 (+BMI2): 8 probes per instruction, no branch per probe
 };
 
 bool KernelSupported(Kernel kernel);
