@@ -24,9 +24,15 @@ namespace linebloom::internal {
 
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
+// Whether large filters can expect huge pages: Linux with transparent huge
+// pages in "always" or "madvise" mode, unless the environment sets
+// LINEBLOOM_HUGE_PAGES=0 (then no hints are given either). Read once.
+bool HugePagesEnabled();
+
 // Hints huge pages for the whole 2 MiB pages inside [data, data + size).
 inline void AdviseHugePages(void* data, size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (!HugePagesEnabled()) return;
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHugePageBytes - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);

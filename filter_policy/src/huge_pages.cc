@@ -1,0 +1,31 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "huge_pages.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace linebloom::internal {
+
+static bool DetectHugePages() {
+  const char* forced = std::getenv("LINEBLOOM_HUGE_PAGES");
+  if (forced != nullptr && std::strcmp(forced, "0") == 0) return false;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // The active mode is the bracketed word: "always [madvise] never".
+  std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(mode_file, modes);
+  return modes.find("[always]") != std::string::npos || modes.find("[madvise]") != std::string::npos;
+#else
+  return false;
+#endif
+}
+
+bool HugePagesEnabled() {
+  static const bool enabled = DetectHugePages();
+  return enabled;
+}
+
+}  // namespace linebloom::internal
