@@ -148,7 +148,7 @@ constexpr auto kSetAllBmi2 = MakeSetAllBmi2Table(std::make_index_sequence<kMaxPr
 // The build loop for k probes on the active kernel.
 SetAllFn SetAllFor(int num_probes) {
 #if defined(__x86_64__)
-  if (internal::UseAvx2()) return kSetAllBmi2[num_probes - 1];
+  if (internal::UseAvx2Build()) return kSetAllBmi2[num_probes - 1];
 #endif
   return kSetAll[num_probes - 1];
 }

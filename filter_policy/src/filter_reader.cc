@@ -9,6 +9,7 @@
 #include "key_hash.h"
 #include "kernel_state.h"
 #include "probe_avx2.h"
+#include "probe_avx512.h"
 #include "linebloom/filter_options.h"
 #include "trailer.h"
 
@@ -118,7 +119,37 @@ __attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedCh
     ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
   }
 }
+
+struct Avx512Probe {
+  internal::Avx512Lanes lanes;
+  __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
+    return internal::AllProbesSetAvx512(block, a, lanes);
+  }
+};
+
+__attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks,
+                                                                       size_t num_blocks, int num_probes,
+                                                                       uint64_t hash) {
+  return QueryHash(blocks, num_blocks, num_probes, hash, Avx512Probe{internal::Avx512Lanes(num_probes)});
+}
+
+__attribute__((target("avx512f"), noinline)) void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n,
+                                                                   int num_probes, bool* out) {
+  ProbeChunk(chunk, n, num_probes, out, Avx512Probe{internal::Avx512Lanes(num_probes)});
+}
 #endif
+
+// Probes a staged chunk with the active kernel.
+inline void ProbeChunkWithKernel(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
+#if defined(__x86_64__)
+  switch (internal::CurrentKernel()) {
+    case Kernel::kAvx512: return ProbeChunkAvx512(chunk, n, num_probes, out);
+    case Kernel::kAvx2: return ProbeChunkAvx2(chunk, n, num_probes, out);
+    case Kernel::kPortable: break;
+  }
+#endif
+  ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
+}
 
 // Answers n queries whose hashes hash_of(i) yields, software-pipelined in
 // chunks: chunk c + 1 is hashed, located and prefetched -- each block as
@@ -145,14 +176,7 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
     if (c < num_chunks) stage(c * kChunk, ring[c & 1]);
     if (c == 0) continue;
     const size_t start = (c - 1) * kChunk;
-    const size_t count = std::min(kChunk, n - start);
-#if defined(__x86_64__)
-    if (internal::UseAvx2()) {
-      ProbeChunkAvx2(ring[(c - 1) & 1], count, num_probes, out + start);
-      continue;
-    }
-#endif
-    ProbeChunk(ring[(c - 1) & 1], count, num_probes, out + start, PortableProbe{});
+    ProbeChunkWithKernel(ring[(c - 1) & 1], std::min(kChunk, n - start), num_probes, out + start);
   }
 }
 
@@ -160,7 +184,11 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
 
 bool FilterReader::MayContainHash(uint64_t hash) const {
 #if defined(__x86_64__)
-  if (internal::UseAvx2()) return MayContainHashAvx2(blocks_, num_blocks_, num_probes_, hash);
+  switch (internal::CurrentKernel()) {
+    case Kernel::kAvx512: return MayContainHashAvx512(blocks_, num_blocks_, num_probes_, hash);
+    case Kernel::kAvx2: return MayContainHashAvx2(blocks_, num_blocks_, num_probes_, hash);
+    case Kernel::kPortable: break;
+  }
 #endif
   return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
 }

@@ -15,11 +15,13 @@ static Kernel DetectKernel() {
   if (forced != nullptr) {
     if (std::strcmp(forced, "portable") == 0) return Kernel::kPortable;
     if (std::strcmp(forced, "avx2") == 0 && KernelSupported(Kernel::kAvx2)) return Kernel::kAvx2;
+    if (std::strcmp(forced, "avx512") == 0 && KernelSupported(Kernel::kAvx512)) return Kernel::kAvx512;
   }
+  if (KernelSupported(Kernel::kAvx512)) return Kernel::kAvx512;
   return KernelSupported(Kernel::kAvx2) ? Kernel::kAvx2 : Kernel::kPortable;
 }
 
-std::atomic<bool> use_avx2{DetectKernel() == Kernel::kAvx2};
+std::atomic<Kernel> active_kernel{DetectKernel()};
 
 }  // namespace internal
 
@@ -33,23 +35,30 @@ bool KernelSupported(Kernel kernel) {
 #else
       return false;
 #endif
+    case Kernel::kAvx512:
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+      return KernelSupported(Kernel::kAvx2) && __builtin_cpu_supports("avx512f");
+#else
+      return false;
+#endif
   }
   return false;
 }
 
-Kernel ActiveKernel() { return internal::UseAvx2() ? Kernel::kAvx2 : Kernel::kPortable; }
+Kernel ActiveKernel() { return internal::CurrentKernel(); }
 
 const char* KernelName(Kernel kernel) {
   switch (kernel) {
     case Kernel::kPortable: return "portable";
     case Kernel::kAvx2: return "avx2";
+    case Kernel::kAvx512: return "avx512";
   }
   return "unknown";
 }
 
 bool ForceKernel(Kernel kernel) {
   if (!KernelSupported(kernel)) return false;
-  internal::use_avx2.store(kernel == Kernel::kAvx2, std::memory_order_relaxed);
+  internal::active_kernel.store(kernel, std::memory_order_relaxed);
   return true;
 }
 

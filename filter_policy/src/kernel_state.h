@@ -7,10 +7,16 @@
 
 #include <atomic>
 
+#include "linebloom/kernel.h"
+
 namespace linebloom::internal {
 
-extern std::atomic<bool> use_avx2;
+extern std::atomic<Kernel> active_kernel;
 
-inline bool UseAvx2() { return use_avx2.load(std::memory_order_relaxed); }
+inline Kernel CurrentKernel() { return active_kernel.load(std::memory_order_relaxed); }
+
+// The AVX-512 kernel builds with the AVX2 kernel's (BMI2) loop: only its
+// probe differs.
+inline bool UseAvx2Build() { return CurrentKernel() != Kernel::kPortable; }
 
 }  // namespace linebloom::internal

@@ -241,7 +241,7 @@ TEST(FilterConcurrency, SwitchingTheKernelUnderReadersChangesNoAnswer) {
   const SharedFilter f;
   const Kernel initial = ActiveKernel();
   std::vector<Kernel> kernels;
-  for (Kernel k : {Kernel::kPortable, Kernel::kAvx2}) {
+  for (Kernel k : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
     if (KernelSupported(k)) kernels.push_back(k);
   }
   Failures fail;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -27,6 +28,8 @@ class KernelTest : public ::testing::Test {
   void TearDown() override { ForceKernel(initial_); }
   Kernel initial_ = ActiveKernel();
 };
+
+constexpr Kernel kAllKernels[] = {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512};
 
 struct Answers {
   std::string bytes;
@@ -59,20 +62,40 @@ TEST_F(KernelTest, PortableIsAlwaysAvailable) {
   EXPECT_STREQ(KernelName(Kernel::kPortable), "portable");
 }
 
-TEST_F(KernelTest, Avx2AgreesWithPortableAtEveryK) {
-  if (!KernelSupported(Kernel::kAvx2)) GTEST_SKIP() << "CPU has no AVX2";
+void ExpectAgreesWithPortableAtEveryK(Kernel kernel) {
   for (int k = kMinProbes; k <= kMaxProbes; ++k) {
     for (double bits : {2.0, 10.0, 40.0}) {  // near-full to near-empty blocks
       ASSERT_TRUE(ForceKernel(Kernel::kPortable));
       const Answers portable = BuildAndQuery(k, bits, 3);
-      ASSERT_TRUE(ForceKernel(Kernel::kAvx2));
-      const Answers avx2 = BuildAndQuery(k, bits, 3);
-      ASSERT_EQ(portable.bytes, avx2.bytes) << "k " << k;
-      ASSERT_EQ(portable.single, avx2.single) << "k " << k << " bits " << bits;
-      ASSERT_EQ(portable.batch, avx2.batch) << "k " << k << " bits " << bits;
-      ASSERT_EQ(avx2.single, avx2.batch) << "k " << k;
+      ASSERT_TRUE(ForceKernel(kernel));
+      const Answers simd = BuildAndQuery(k, bits, 3);
+      ASSERT_EQ(portable.bytes, simd.bytes) << "k " << k;
+      ASSERT_EQ(portable.single, simd.single) << "k " << k << " bits " << bits;
+      ASSERT_EQ(portable.batch, simd.batch) << "k " << k << " bits " << bits;
+      ASSERT_EQ(simd.single, simd.batch) << "k " << k;
     }
   }
+}
+
+TEST_F(KernelTest, Avx2AgreesWithPortableAtEveryK) {
+  if (!KernelSupported(Kernel::kAvx2)) GTEST_SKIP() << "CPU has no AVX2";
+  ExpectAgreesWithPortableAtEveryK(Kernel::kAvx2);
+}
+
+TEST_F(KernelTest, Avx512AgreesWithPortableAtEveryK) {
+  if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU has no AVX-512F";
+  ExpectAgreesWithPortableAtEveryK(Kernel::kAvx512);
+  EXPECT_STREQ(KernelName(Kernel::kAvx512), "avx512");
+}
+
+// The widest kernel the CPU has is the one chosen at start-up (unless
+// LINEBLOOM_KERNEL forces another).
+TEST_F(KernelTest, StartsOnTheWidestSupportedKernel) {
+  if (std::getenv("LINEBLOOM_KERNEL") != nullptr) GTEST_SKIP() << "LINEBLOOM_KERNEL is set";
+  const Kernel widest = KernelSupported(Kernel::kAvx512) ? Kernel::kAvx512
+                        : KernelSupported(Kernel::kAvx2) ? Kernel::kAvx2
+                                                         : Kernel::kPortable;
+  EXPECT_EQ(initial_, widest) << KernelName(initial_);
 }
 
 // A filter above 1 MiB: built partitioned (the hashes sorted by block
@@ -87,7 +110,7 @@ TEST_F(KernelTest, LargeFilterMatchesTheReferenceOnEveryKernel) {
   std::sort(hashes.begin(), hashes.end());  // no adjacent repeats to drop
   hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
   std::shuffle(hashes.begin(), hashes.end(), rng);
-  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2}) {
+  for (Kernel kernel : kAllKernels) {
     if (!ForceKernel(kernel)) continue;
     for (int k : {1, 6, 9, 24}) {
       FilterBuilder builder({.bits_per_key = 40, .num_probes = k, .seed = 5});
@@ -101,7 +124,7 @@ TEST_F(KernelTest, LargeFilterMatchesTheReferenceOnEveryKernel) {
 }
 
 TEST_F(KernelTest, EveryKernelFindsEveryKey) {
-  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2}) {
+  for (Kernel kernel : kAllKernels) {
     if (!ForceKernel(kernel)) continue;
     FilterBuilder builder({.bits_per_key = 8});
     std::vector<std::string> keys;
@@ -121,8 +144,11 @@ TEST_F(KernelTest, EveryKernelFindsEveryKey) {
 }
 
 TEST_F(KernelTest, UnsupportedKernelIsRefused) {
-  if (KernelSupported(Kernel::kAvx2)) GTEST_SKIP() << "CPU has AVX2";
-  EXPECT_FALSE(ForceKernel(Kernel::kAvx2));
+  const Kernel missing = !KernelSupported(Kernel::kAvx2)     ? Kernel::kAvx2
+                         : !KernelSupported(Kernel::kAvx512) ? Kernel::kAvx512
+                                                             : Kernel::kPortable;
+  if (missing == Kernel::kPortable) GTEST_SKIP() << "CPU has every kernel";
+  EXPECT_FALSE(ForceKernel(missing));
   EXPECT_EQ(ActiveKernel(), initial_);
 }
 

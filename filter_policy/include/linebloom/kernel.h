@@ -2,7 +2,7 @@
 //
 // Which probe kernel answers queries. The kernel is chosen once, at start-up,
 // from the CPU (the widest one it supports) unless the environment variable
-// LINEBLOOM_KERNEL names one ("portable", "avx2"). Every kernel reads and
+// LINEBLOOM_KERNEL names one ("portable", "avx2", "avx512"). Every kernel reads and
 // writes the same bytes: a filter built under one answers identically under
 // another.
 
@@ -13,6 +13,7 @@ namespace linebloom {
 enum class Kernel {
   kPortable,  // plain C++, one probe at a time with early exit
   kAvx2,      // x86-64 AVX2 (+BMI2): 8 probes per instruction, no branch per probe
+  kAvx512,    // x86-64 AVX-512F: the block in one register, 16 probes per instruction
 };
 
 bool KernelSupported(Kernel kernel);
