@@ -31,7 +31,7 @@
 #        NO_TRIVIAL_MOVE=1 (see below)  LA_BITS (level_aware's bits_per_key,
 #        default 10)
 #        SAME_TREE (default 1, see above)  FILL_SEED (db_bench --seed of the
-#        fill, default 1)  PASSES (linebloom-refilter --passes, default 2)
+#        fill, default 1)  PASSES (linebloom-refilter --passes, default 3)
 #        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
 #        WORKDIR, re-read the SSTs' properties and print the report
@@ -50,7 +50,7 @@ configs=${CONFIGS:-level_aware uniform builtin}
 l0_trigger=${L0_TRIGGER:-4}
 same_tree=${SAME_TREE:-1}
 fill_seed=${FILL_SEED:-1}
-passes=${PASSES:-2}
+passes=${PASSES:-3}
 refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
 # LA_BITS: level_aware's average bits per key (default 10, like the others).
 # Its live filter bytes can land a few % above the budget (trivial moves,

@@ -15,11 +15,13 @@
 // size limit: one file in, one file out, same keys, same level; the output's
 // filter is built by the new policy with level_at_creation = that level.
 // Deepest level first, so a level-aware policy has seen the large last level
-// before the upper ones. A level-aware policy learns the tree's shape and
-// key ranges only from the filters it builds, so the first pass builds the
-// deep levels before it knows the upper ones exist; --passes 2 (the default)
-// rewrites everything a second time with what the first pass taught it. The
-// policy state lives in this process only; the DB keeps just the filters.
+// before the upper ones. A level-aware policy learns the tree's shape, key
+// ranges and byte books only from the filters it builds, so the first pass
+// builds the deep levels before it knows the upper ones exist; later passes
+// rewrite everything with what the earlier ones taught it (--passes 3, the
+// default: with 2 the books were still correcting the first pass's spend
+// while the last level was rewritten). The policy state lives in this
+// process only; the DB keeps just the filters.
 //
 // Afterwards every level must hold exactly the entries it held before (one
 // SST alone at its own level drops nothing: it has no duplicate keys, and
@@ -147,7 +149,7 @@ bool Report(const std::string& cf_name, const TreeStats& before, const TreeStats
 int main(int argc, char** argv) {
   CLI::App app{"Rewrite every live SST of a RocksDB DB at its own level with another OPTIONS file's filter policy"};
   std::string db_path, options_file;
-  int passes = 2;
+  int passes = 3;
   app.add_option("--db", db_path, "the DB directory (rewritten in place)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--options", options_file, "RocksDB OPTIONS file with the new filter policy")
       ->required()
@@ -155,6 +157,7 @@ int main(int argc, char** argv) {
   app.add_option("--passes", passes, "rewrite every file this many times (a level-aware policy "
                  "learns the tree in the first)")
       ->check(CLI::Range(1, 10));
+  app.failure_message(CLI::FailureMessage::help);  // a bad flag prints the usage
   CLI11_PARSE(app, argc, argv);
 
   // "linebloom" in the OPTIONS file resolves through RocksDB's default
