@@ -10,10 +10,16 @@
 # The tree: leveled compaction with level_compaction_dynamic_level_bytes
 # (levels sized exactly size-ratio 10 apart from the last level up; RocksDB's
 # recommended setting), tiny write buffers and level base so a few million
-# keys populate L0 plus four levels (L3..L6). The same seed writes the same
-# keys for all three configurations; the LSM shapes are printed so they can
-# be compared. No manual compaction: that would collapse the tree into one
-# level.
+# keys populate L0 plus four levels (L3..L6). No manual compaction: that
+# would collapse the tree into one level.
+#
+# SAME_TREE=1 (the default): fill ONE DB once, then for each configuration
+# copy it and rewrite every live SST at its own level with that
+# configuration's filter policy (linebloom-refilter), so all configurations
+# are read on identical trees (same keys per level). SAME_TREE=0: each
+# configuration fills its own DB with the same keys (the old mode); the
+# trees then differ with background compaction timing, and how many lookups
+# reach each level varied more between them than the filters' difference.
 #
 # usage: bench/rocksdb/level_aware_pair.sh PLUGIN_SO
 # env:   NUM (keys written, default 2000000)  READS (default 500000)
@@ -21,9 +27,12 @@
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
 #        CONFIGS (default "level_aware uniform builtin")
 #        L0_TRIGGER (level0_file_num_compaction_trigger, default 4; 1 leaves
-#        no L0 files after the fill, so the three trees differ less)
+#        no L0 files after the fill, so the three SAME_TREE=0 trees differ less)
 #        NO_TRIVIAL_MOVE=1 (see below)  LA_BITS (level_aware's bits_per_key,
 #        default 10)
+#        SAME_TREE (default 1, see above)  FILL_SEED (db_bench --seed of the
+#        fill, default 1)  PASSES (linebloom-refilter --passes, default 3)
+#        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
 #        WORKDIR, re-read the SSTs' properties and print the report
 #        LEVEL_BOUND (linebloom-level-bound; default: the one built next to
@@ -39,6 +48,10 @@ sst_dump=${SST_DUMP:-sst_dump}
 ldb=${LDB:-ldb}
 configs=${CONFIGS:-level_aware uniform builtin}
 l0_trigger=${L0_TRIGGER:-4}
+same_tree=${SAME_TREE:-1}
+fill_seed=${FILL_SEED:-1}
+passes=${PASSES:-3}
+refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
 # LA_BITS: level_aware's average bits per key (default 10, like the others).
 # Its live filter bytes can land a few % above the budget (trivial moves,
 # levels off the model's sizes; docs/ROCKSDB.md), so an equal-memory
@@ -71,7 +84,11 @@ policy_of() {
 }
 
 # One OPTIONS file per configuration, identical apart from filter_policy.
-write_options() {  # config file
+# In SAME_TREE mode the configurations' files also turn auto compactions off:
+# they only read the refiltered tree (its files' sizes changed with their
+# filters, which must not make readmissing's DB::Open compact anything);
+# the shared fill uses fill.OPTIONS (the built-in's, compactions on).
+write_options() {  # config file [disable_auto_compactions]
   cat >"$2" <<EOF
 [Version]
   rocksdb_version=7.8.3
@@ -87,6 +104,7 @@ write_options() {  # config file
   max_bytes_for_level_multiplier=10
   level_compaction_dynamic_level_bytes=true
   level0_file_num_compaction_trigger=$l0_trigger
+  disable_auto_compactions=${3:-false}
   $compression_line
 [TableOptions/BlockBasedTable "default"]
   format_version=5
@@ -97,7 +115,7 @@ write_options() {  # config file
 EOF
 }
 
-run() {  # config benchmarks extra-args...
+run() {  # config benchmarks extra-args...  (config "fill": the shared fill)
   config=$1 benchmarks=$2; shift 2
   LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$config" --options_file="$work/$config.OPTIONS" \
     --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size" \
@@ -123,19 +141,40 @@ ticker() {  # name file
   awk -v name="$1" '$1 == name && $2 == "COUNT" { print $4 }' "$2"
 }
 
+# flush: leave no WAL, so readmissing's DB::Open does not write a recovery
+# L0 file (its policy would not know the tree's shape yet).
+fill_benchmarks=fillrandom,flush,waitforcompaction,levelstats
+if [ "${REPORT_ONLY:-0}" != 1 ] && [ "$same_tree" = 1 ]; then
+  [ -x "$refilter" ] || { echo "SAME_TREE=1 needs linebloom-refilter (not at $refilter; set REFILTER)" >&2; exit 2; }
+  write_options builtin "$work/fill.OPTIONS"
+  rm -rf "$work/db-fill"
+  echo "filling the shared tree ($num keys, seed $fill_seed)..." >&2
+  start=$(date +%s)
+  run fill "$fill_benchmarks" --seed="$fill_seed" >"$work/fill.out" 2>&1
+  echo "  filled in $(( $(date +%s) - start )) s" >&2
+fi
+
 for config in $configs; do
   if [ "${REPORT_ONLY:-0}" = 1 ]; then
     filter_properties "$config" >"$work/filters-$config.txt"
     continue
   fi
-  write_options "$config" "$work/$config.OPTIONS"
   rm -rf "$work/db-$config"
-  echo "filling $config ($num keys)..." >&2
   start=$(date +%s)
-  # flush: leave no WAL, so readmissing's DB::Open does not write a recovery
-  # L0 file (its policy would not know the tree's shape yet).
-  run "$config" fillrandom,flush,waitforcompaction,levelstats --seed=1 >"$work/fill-$config.out" 2>&1
-  echo "  filled in $(( $(date +%s) - start )) s" >&2
+  if [ "$same_tree" = 1 ]; then
+    write_options "$config" "$work/$config.OPTIONS" true
+    cp -a "$work/db-fill" "$work/db-$config"
+    # Exits non-zero (and so stops this script) if any level's entries changed.
+    "$refilter" --db="$work/db-$config" --options="$work/$config.OPTIONS" --passes="$passes" \
+      >"$work/refilter-$config.out" 2>&1 || { cat "$work/refilter-$config.out" >&2; exit 1; }
+    cp "$work/fill.out" "$work/fill-$config.out"
+    echo "refiltered $config in $(( $(date +%s) - start )) s" >&2
+  else
+    write_options "$config" "$work/$config.OPTIONS"
+    echo "filling $config ($num keys)..." >&2
+    run "$config" "$fill_benchmarks" --seed="$fill_seed" >"$work/fill-$config.out" 2>&1
+    echo "  filled in $(( $(date +%s) - start )) s" >&2
+  fi
   # perf_level=2: RocksDB's perf context counts filter answers per level.
   run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 --perf_level=2 \
     >"$work/read-$config.out" 2>&1
@@ -207,9 +246,12 @@ if grep -q '^level_aware ' "$work/summary.txt"; then
   # per-level false-positive rates (perf context) weighted by the other
   # configuration's per-level checks per lookup. A level level_aware's tree
   # lacks counts at the other's own rate (no advantage), marked '*'.
-  echo "level_aware's per-level FPRs on the other trees (checks/lookup of that tree):"
+  # (Same tree: every level is checked equally often in every configuration
+  # -- an absent key descends through all levels whatever the filters say --
+  # so there is nothing to cross-check.)
+  [ "$same_tree" = 1 ] || echo "level_aware's per-level FPRs on the other trees (checks/lookup of that tree):"
   for config in $configs; do
-    [ "$config" = level_aware ] && continue
+    [ "$config" = level_aware ] || [ "$same_tree" = 1 ] && continue
     awk -v c="$config" -v reads="$reads" -v la="$work/perlevel-level_aware.txt" '
       BEGIN { while ((getline line < la) > 0) { split(line, a, " "); k = a[2] + a[3]; if (k) f[a[1]] = a[3] / k } }
       { k = $2 + $3; if (!k) next; if ($1 in f) { fp += k / reads * f[$1] } else { fp += $3 / reads; star = "*" }
@@ -245,7 +287,12 @@ if [ -x "$level_bound" ]; then
 fi
 
 echo
-echo "LSM shapes (level:files), from db_bench levelstats after the fill:"
+if [ "$same_tree" = 1 ]; then
+  echo "LSM shape (level:files), from db_bench levelstats after the shared fill (seed $fill_seed;"
+  echo "every configuration's copy refiltered in $passes pass(es), entries per level checked):"
+else
+  echo "LSM shapes (level:files), from db_bench levelstats after the fill (seed $fill_seed):"
+fi
 for config in $configs; do
   printf '%-12s ' "$config"
   awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 }
