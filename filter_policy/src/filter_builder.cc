@@ -67,8 +67,12 @@ __attribute__((noinline)) void FilterBuilder::StartChunk(size_t capacity) {
   capacity_ = chunk.capacity;
 }
 
+// At most one chunk of kMaxChunk ahead: one larger allocation would be
+// 2 MiB-aligned memory of its own, which glibc maps afresh (and the kernel
+// zeroes) on every build, where 2 MiB chunks cost the same per key as the
+// chunks of an unreserved build (API build at 1 MiB: 9.2 vs 6.9 ns/key).
 void FilterBuilder::Reserve(size_t n) {
-  if (n > num_keys_ && capacity_ - fill_ < n - num_keys_) StartChunk(n - num_keys_);
+  if (n > num_keys_ && capacity_ - fill_ < n - num_keys_) StartChunk(std::min(n - num_keys_, kMaxChunk));
 }
 
 // The per-key path of every build: kept short enough to inline into

@@ -64,7 +64,8 @@ class FilterBuilder {
 
   // Distinct keys added since construction or the last Finish.
   size_t NumKeys() const { return num_keys_; }
-  // Reserves memory for `n` keys in all (8 bytes each).
+  // Reserves memory for `n` keys in all (8 bytes each), at most 2 MiB
+  // ahead: larger builds grow in 2 MiB chunks as keys arrive.
   void Reserve(size_t n);
 
   // Size in bytes of the filter Finish would produce for the keys added so far.
