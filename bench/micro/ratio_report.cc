@@ -25,7 +25,10 @@ double NsFromRun(const benchmark::BenchmarkReporter::Run& run) {
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
   for (const Run& run : runs) {
-    if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+    // With --benchmark_repetitions the median of the repetitions, reported
+    // after them, replaces the last repetition's figure.
+    const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+    if (run.error_occurred || (run.run_type != Run::RT_Iteration && !median)) continue;
     // <metric>/<filter>/<size>MB
     const std::string name = run.run_name.function_name;
     const size_t a = name.find('/'), b = name.rfind('/');
