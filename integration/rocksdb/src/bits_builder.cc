@@ -12,12 +12,6 @@
 
 namespace linebloom::rocksdb_plugin {
 
-namespace {
-constexpr size_t kTrailerBytes = 16;
-constexpr size_t kBlockBytes = 64;
-constexpr size_t kMaxBlocks = 0xFFFFFFFFu;
-}  // namespace
-
 LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options,
                                            bool post_verify)
     : builder_(options),
@@ -93,17 +87,7 @@ void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
 }
 
 size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) {
-  if (bytes < kTrailerBytes + kBlockBytes) {
-    return 0;
-  }
-  const size_t blocks = std::min((bytes - kTrailerBytes) / kBlockBytes, kMaxBlocks);
-  // n = floor(blocks * 512 / bits_per_key), then stepped down past any
-  // floating-point rounding so that n keys really fit in `blocks`.
-  size_t n = static_cast<size_t>(static_cast<double>(blocks) * 512.0 / bits_per_key_);
-  while (n > 0 && NumBlocksFor(n, bits_per_key_) > blocks) {
-    --n;
-  }
-  return n;
+  return MaxKeysFor(bytes, bits_per_key_);
 }
 
 }  // namespace linebloom::rocksdb_plugin
