@@ -209,6 +209,9 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   FUZZ_CHECK(builder.NumKeys() == distinct.size(), "NumKeys counts entries minus adjacent repeats");
   const size_t num_blocks = NumBlocksFor(distinct.size(), c.options.EffectiveBitsPerKey());
   CheckSize(distinct.size(), c.options.EffectiveBitsPerKey(), num_blocks);
+  const int num_probes = ExpectedProbes(c.options, distinct.size(), num_blocks);
+  FUZZ_CHECK(ProbesFor(c.options, distinct.size()) == num_probes, "k is chosen after rounding to whole blocks");
+  FUZZ_CHECK(builder.num_probes() == num_probes, "the builder reports the k Finish uses");
   FUZZ_CHECK(builder.FinishedSize() == num_blocks * ref::kBlockBytes + ref::kTrailerBytes,
              "FinishedSize is blocks plus trailer");
 
@@ -218,14 +221,12 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   AddAll(c, builder);  // the reset builder, reused
   const std::string bytes = builder.Finish();
   FUZZ_CHECK(bytes == into, "Finish == FinishInto, and a reused builder builds the same filter");
-  const int num_probes = ExpectedProbes(c.options, distinct.size(), num_blocks);
-  FUZZ_CHECK(ProbesFor(c.options, distinct.size()) == num_probes, "k is chosen after rounding to whole blocks");
   FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, num_probes, c.options.seed),
              "the bytes are the ones FORMAT.md prescribes");
 
   FilterReader reader;
   FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
-  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == builder.num_probes() &&
+  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes &&
                  reader.seed() == c.options.seed,
              "the reader sees the builder's parameters");
   *answers = CheckQueries(c, bytes, reader);
