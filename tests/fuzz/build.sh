@@ -13,5 +13,5 @@ build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 # that they are compiled even if no fuzzer needed them).
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++-14 -DLINEBLOOM_FUZZ=ON \
-  -DLINEBLOOM_BUILD_TESTS=OFF -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_WITH_ROCKSDB=OFF >/dev/null
+  -DLINEBLOOM_BUILD_TESTS=OFF -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_BUILD_ROCKSDB=OFF >/dev/null
 cmake --build "$build" -j "${JOBS:-2}" --target fuzz_targets linebloom_sstable linebloom_kvstore >/dev/null
