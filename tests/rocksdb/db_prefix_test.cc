@@ -98,8 +98,9 @@ TEST_P(DbPrefixFilter, PrefixSeeksNeverMissAndAbsentPrefixesAreFiltered) {
     }
   }
   auto& stats = *options.statistics;
-  const uint64_t checked = stats.getTickerCount(::rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
-  const uint64_t useful = stats.getTickerCount(::rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+  const SeekFilterCounts seeks = ReadSeekFilterCounts(stats);
+  const uint64_t checked = seeks.checked;
+  const uint64_t useful = seeks.filtered;
   ASSERT_EQ(checked, kPrefixes - 1) << "one prefix check per seek";
   const double fpr = static_cast<double>(checked - useful) / checked;
   const double theory = BlockedFpr(10.0, OptimalBlockedProbes(10.0));
