@@ -20,9 +20,9 @@
 #
 # It passes when every run verified, the last run's statistics show the
 # filters at work (rocksdb.bloom.filter.useful > 0 for point lookups, and
-# seeks that consulted the prefix filter),
-# the DB's OPTIONS file names the policy and sst_dump names it as the filter
-# policy of every live SST.
+# seeks that consulted the prefix filter), the DB's OPTIONS file names the
+# policy, and sst_dump names it as the filter policy of every live SST whose
+# filter holds each distinct key and prefix once (exactly, for full filters).
 #
 # usage: db_stress_linebloom.sh DB_STRESS SST_DUMP PLUGIN_SO|- WORKDIR
 #   PLUGIN_SO: liblinebloom_rocksdb.so to LD_PRELOAD into the (prebuilt,
@@ -202,15 +202,40 @@ for kind in $kinds; do
 
   grep -q "filter_policy=.*$policy_name" "$work"/db/OPTIONS-* ||
     fail "the DB's OPTIONS file does not name $policy_name"
-  ssts=0
+  # Every live SST has a filter of the policy, holding each distinct key and
+  # each distinct prefix once: RocksDB records the builder's count of added
+  # entries as "# entries for filter", and the keys come from a scan of the
+  # file (all entry types; several versions of a key are one key). A full
+  # filter holds exactly those; in partitioned filters each partition holds
+  # its own keys and their prefixes, so a prefix that spans partitions
+  # counts once per partition.
+  ssts=0 keys_total=0 expected_total=0 entries_total=0 filter_bytes=0
   for sst in "$work"/db/*.sst; do
     [ -e "$sst" ] || continue
     props=$("$sst_dump" --file="$sst" --show_properties 2>&1)
     echo "$props" | grep -q "filter policy name: $policy_name" ||
       { echo "$props" | tail -n 30; fail "$sst: filter policy is not $policy_name"; }
-    ssts=$((ssts + 1))
+    entries=$(echo "$props" | awk -F': ' '/# entries for filter/ { print $2 }')
+    bytes=$(echo "$props" | awk -F': ' '/filter block size/ { print $2 }')
+    set -- $("$sst_dump" --file="$sst" --command=scan --output_hex 2>/dev/null |
+      awk -F"'" -v hex=$((2 * prefix_size)) '/ seq:/ {
+        if (!($2 in key)) { key[$2]; k++ }
+        p = substr($2, 1, hex)
+        if (length($2) >= hex && !(p in prefix)) { prefix[p]; q++ }
+      } END { print k + 0, k + q }')
+    keys=$1 expected=$2
+    if [ "$kind" = full ] && [ "$entries" -ne "$expected" ]; then
+      fail "$sst: $entries filter entries for $keys distinct keys and $((expected - keys)) distinct prefixes"
+    fi
+    if [ "$entries" -lt "$expected" ]; then
+      fail "$sst: $entries filter entries, fewer than $keys distinct keys and $((expected - keys)) distinct prefixes"
+    fi
+    ssts=$((ssts + 1)) keys_total=$((keys_total + keys)) expected_total=$((expected_total + expected))
+    entries_total=$((entries_total + entries)) filter_bytes=$((filter_bytes + bytes))
   done
   [ $ssts -gt 0 ] || fail "no SST files to check"
-  echo "$kind: $ssts live SSTs, each with a $policy_name filter"
+  echo "$kind: $ssts live SSTs, each with a $policy_name filter: $entries_total filter entries" \
+    "for $keys_total distinct keys + $((expected_total - keys_total)) distinct prefixes," \
+    "$(awk -v b="$filter_bytes" -v e="$entries_total" 'BEGIN { printf "%.2f", 8 * b / e }') filter bits per entry"
 done
 echo PASS
