@@ -217,13 +217,13 @@ for kind in $kinds; do
       { echo "$props" | tail -n 30; fail "$sst: filter policy is not $policy_name"; }
     entries=$(echo "$props" | awk -F': ' '/# entries for filter/ { print $2 }')
     bytes=$(echo "$props" | awk -F': ' '/filter block size/ { print $2 }')
-    set -- $("$sst_dump" --file="$sst" --command=scan --output_hex 2>/dev/null |
+    counts=$("$sst_dump" --file="$sst" --command=scan --output_hex 2>/dev/null |
       awk -F"'" -v hex=$((2 * prefix_size)) '/ seq:/ {
         if (!($2 in key)) { key[$2]; k++ }
         p = substr($2, 1, hex)
         if (length($2) >= hex && !(p in prefix)) { prefix[p]; q++ }
       } END { print k + 0, k + q }')
-    keys=$1 expected=$2
+    keys=${counts% *} expected=${counts#* }
     if [ "$kind" = full ] && [ "$entries" -ne "$expected" ]; then
       fail "$sst: $entries filter entries for $keys distinct keys and $((expected - keys)) distinct prefixes"
     fi
