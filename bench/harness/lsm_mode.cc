@@ -17,8 +17,6 @@
 namespace linebloom::harness {
 namespace {
 
-using sstable::Status;
-
 // Which level each key lives in: a seeded shuffle, so every level spans the
 // whole key range and every absent lookup must consult every level.
 std::vector<std::vector<size_t>> AssignLevels(size_t num_keys, const std::vector<uint64_t>& per_level) {
@@ -61,7 +59,7 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     }
     if (s.ok()) s = writer->Finish();
     std::unique_ptr<sstable::TableReader> reader;
-    if (s.ok()) s = sstable::TableReader::Open(path, sstable::IoMode::kBuffered, {}, &reader);
+    if (s.ok()) s = sstable::TableReader::Open(path, IoMode::kBuffered, {}, &reader);
     unlink(path.c_str());  // the open reader keeps the file
     if (!s.ok()) {
       *error = s.ToString();

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_options.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"

@@ -189,7 +189,7 @@ Status FaultInjectionEnv::NewAppendableFile(const std::string& path, std::unique
   return Status::Ok();
 }
 
-Status FaultInjectionEnv::NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+Status FaultInjectionEnv::NewRandomAccessFile(const std::string& path, IoMode mode,
                                               std::unique_ptr<RandomAccessFile>* file) {
   return base_->NewRandomAccessFile(path, mode, file);
 }

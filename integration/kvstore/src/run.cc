@@ -34,7 +34,7 @@ LookupCounters AtomicLookupCounters::Load() const {
 Run::Run(RunMeta meta, std::unique_ptr<sstable::TableReader> table, AlignedFilter filter_bytes)
     : meta_(std::move(meta)), table_(std::move(table)), run_filter_(std::move(filter_bytes)) {}
 
-Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, sstable::IoMode mode,
+Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode,
                  std::shared_ptr<Run>* run) {
   const std::string table_name = TableFileName(dir, meta.file_number);
   uint64_t size = 0;

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable {
 
