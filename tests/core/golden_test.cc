@@ -81,6 +81,8 @@ constexpr size_t kFalsePositivesPinned = 8;
 constexpr size_t kMaxAbsentQueries = size_t{1} << 20;
 
 const std::vector<GoldenCase>& Cases() {
+  // One case per two lines, a table (so not left to clang-format).
+  // clang-format off
   static const std::vector<GoldenCase> cases = {
       {"Empty", {.bits_per_key = 10}, 0, false,
        "15087cf8c9b8834061148594550ee77b", {}},
@@ -104,6 +106,7 @@ const std::vector<GoldenCase>& Cases() {
       {"AboveOneMebibyte", {.bits_per_key = 10, .seed = 42}, 900000, false,
        "18d75d0b6f60b50f110e1419f6a7320c", {269, 1028, 1060, 1096, 1104, 1131, 1304, 1379}},
   };
+  // clang-format on
   return cases;
 }
 
@@ -156,7 +159,8 @@ std::vector<size_t> FirstFalsePositives(const GoldenCase& c, const FilterReader&
     if (!c.raw_hashes) reader.MayContainBatch(views, std::span<bool>(by_key.get(), kChunk));
     for (size_t i = 0; i < kChunk; ++i) {
       const bool single = c.raw_hashes ? reader.MayContainHash(hashes[i]) : reader.MayContain(keys[i]);
-      const bool model = reference::MayContainHash(reader.blocks(), reader.num_blocks(), reader.num_probes(), hashes[i]);
+      const bool model =
+          reference::MayContainHash(reader.blocks(), reader.num_blocks(), reader.num_probes(), hashes[i]);
       if (by_hash[i] != single || (!c.raw_hashes && by_key[i] != single) || model != single) {
         ADD_FAILURE() << "query paths or the model disagree at absent query " << start + i;
         return found;
@@ -193,13 +197,13 @@ TEST_P(GoldenFilter, WholeFilterBytesAndFirstFalsePositivesArePinned) {
   EXPECT_EQ(FirstFalsePositives(c, reader), c.first_false_positives);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryKernel, GoldenFilter,
-    ::testing::Combine(::testing::Values(Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512),
-                       ::testing::Range(size_t{0}, Cases().size())),
-    [](const ::testing::TestParamInfo<GoldenParam>& info) {
-      return std::string(Cases()[std::get<1>(info.param)].name) + "_" + KernelName(std::get<0>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(EveryKernel, GoldenFilter,
+                         ::testing::Combine(::testing::Values(Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512),
+                                            ::testing::Range(size_t{0}, Cases().size())),
+                         [](const ::testing::TestParamInfo<GoldenParam>& info) {
+                           return std::string(Cases()[std::get<1>(info.param)].name) + "_" +
+                                  KernelName(std::get<0>(info.param));
+                         });
 
 }  // namespace
 }  // namespace linebloom
