@@ -130,7 +130,7 @@ bool HaveRocksdb() {
 std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   std::vector<ConfigSpec> configs;
   configs.push_back({"none", FilterMode::kNone, nullptr, nullptr});
-  auto lb = sstable::NewLinebloomFilterPolicy({.bits_per_key = bits_per_key});
+  auto lb = sstable::NewLinebloomBlockFilterPolicy({.bits_per_key = bits_per_key});
   configs.push_back({"linebloom/per-block", FilterMode::kPerBlock, lb, LinebloomShape});
   configs.push_back({"linebloom/per-file", FilterMode::kPerFile, lb, LinebloomShape});
 #ifdef LINEBLOOM_HARNESS_WITH_ROCKSDB

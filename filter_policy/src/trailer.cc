@@ -10,7 +10,7 @@
 namespace linebloom::internal {
 namespace {
 
-const char* TrailerStart(std::string_view filter) { return filter.data() + filter.size() - kTrailerBytes; }
+const char* TrailerStart(std::string_view filter) { return filter.data() + filter.size() - kFilterTrailerBytes; }
 
 }  // namespace
 
@@ -22,7 +22,7 @@ void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size) {
   p[6] = t.reserved;
   p[7] = t.version;
   std::memcpy(p + 8, kMagic, 4);
-  uint64_t sum = Checksum64(out, body_size + kTrailerBytes - 4);
+  uint64_t sum = Checksum64(out, body_size + kFilterTrailerBytes - 4);
   EncodeFixed32(reinterpret_cast<char*>(p + 12), static_cast<uint32_t>(sum));
 }
 
