@@ -31,6 +31,7 @@
 #include <rocksdb/filter_policy.h>
 
 #include "bench_filters.h"
+#include "builtin_label.h"
 #include "linebloom/rocksdb/filter_memory_allocator.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 #include "key_set.h"
@@ -238,7 +239,7 @@ int main(int argc, char** argv) {
   const std::shared_ptr<rocksdb::MemoryAllocator> allocator =
       config.filter_memory_allocator ? linebloom::rocksdb_plugin::NewFilterMemoryAllocator() : nullptr;
 
-  RatioReport report(kBuiltinName, "memory");
+  RatioReport report(kBuiltinName, BuiltinLabel(), "memory");
   for (double size_mb : config.sizes_mb) {
     RegisterFilter<CoreFilter>("linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
     RegisterFilter<PolicyBackedFilter>("linebloom-plugin",
@@ -254,8 +255,9 @@ int main(int argc, char** argv) {
     RegisterMemoryBaseline(config, size_mb);
   }
 
-  std::printf("kernel: %s, %zu-byte keys, %.1f bits/key\n", linebloom::KernelName(linebloom::ActiveKernel()),
-              config.key_length, bits);
+  std::printf("kernel: %s, %zu-byte keys, %.1f bits/key; %s = %s\n",
+              linebloom::KernelName(linebloom::ActiveKernel()), config.key_length, bits, kBuiltinName,
+              BuiltinLabel().c_str());
   CollectingReporter reporter(report);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   report.Print(stdout);

@@ -39,6 +39,7 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
 
 void RatioReport::Print(FILE* out) const {
   std::fprintf(out, "\n== Ratios, all measured in this run (lower is better) ==\n");
+  std::fprintf(out, "%s = %s\n", reference_.c_str(), reference_label_.c_str());
   std::fprintf(out, "x%s = time / %s's time; x%s_indep, x%s_dep = time / one random 64-byte read from a\n",
                reference_.c_str(), reference_.c_str(), memory_.c_str(), memory_.c_str());
   std::fprintf(out, "buffer of the same size (independent reads: throughput limit; dependent: latency limit).\n");
@@ -47,6 +48,7 @@ void RatioReport::Print(FILE* out) const {
     const double indep = Get(size, "mem_indep", memory_), dep = Get(size, "mem_dep", memory_);
     std::fprintf(out, "\n-- %s filters (memory: independent read %.1f ns, dependent read %.1f ns)\n",
                  FormatSize(size).c_str(), indep, dep);
+    std::fprintf(out, "x%s: against %s\n", reference_.c_str(), reference_label_.c_str());
     std::fprintf(out, "%-22s %-9s %10s %10s %12s %10s\n", "filter", "metric", "ns", "x" "builtin", "x_mem_indep",
                  "x_mem_dep");
     for (const std::string& filter : filters_) {
@@ -76,7 +78,8 @@ void RatioReport::Print(FILE* out) const {
 bool RatioReport::WriteJson(const std::string& path) const {
   std::ofstream out(path);
   if (!out) return false;
-  out << "{\n  \"reference\": \"" << reference_ << "\",\n  \"results\": [\n";
+  out << "{\n  \"reference\": \"" << reference_ << "\",\n  \"reference_label\": \"" << reference_label_
+      << "\",\n  \"results\": [\n";
   bool first = true;
   for (const auto& [key, ns] : ns_) {
     const auto& [size, metric, filter] = key;

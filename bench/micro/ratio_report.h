@@ -33,7 +33,10 @@ struct FilterQuality {
 
 class RatioReport {
  public:
-  RatioReport(std::string reference, std::string memory) : reference_(std::move(reference)), memory_(std::move(memory)) {}
+  // `reference_label` says which built-in the reference filter is (version
+  // and instruction set, BuiltinLabel()); every ratio is printed with it.
+  RatioReport(std::string reference, std::string reference_label, std::string memory)
+      : reference_(std::move(reference)), reference_label_(std::move(reference_label)), memory_(std::move(memory)) {}
 
   void SetQuality(const std::string& filter, double size_mb, FilterQuality q) { quality_[{size_mb, filter}] = q; }
   // ns: per key for build and batches, per query for single queries, per
@@ -52,7 +55,7 @@ class RatioReport {
     auto it = ns_.find({size, metric, filter});
     return it == ns_.end() ? 0 : it->second;
   }
-  std::string reference_, memory_;
+  std::string reference_, reference_label_, memory_;
   std::map<std::tuple<double, std::string, std::string>, double> ns_;
   std::map<std::pair<double, std::string>, FilterQuality> quality_;
   std::map<double, bool> sizes_;
