@@ -8,32 +8,15 @@
 #include <span>
 #include <string_view>
 
-#include "key_hash_memo.h"
-#include "linebloom/key_hash.h"
 
 namespace linebloom::rocksdb_plugin {
 
 namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
-
-// This thread's memo (key_hash_memo.h). constinit: constant-initialised, so
-// reading it needs no per-access initialisation check; initial-exec: one load
-// from the thread pointer, also in the preloadable shared object (its 88
-// bytes fit in the static TLS space glibc keeps for objects loaded later).
-// Keys of at most this many bytes skip the memo (MayMatch).
-constexpr size_t kMemoMinBytes = 16;
-
-constinit thread_local LastKeyHash last_key_hash __attribute__((tls_model("initial-exec")));
 }  // namespace
 
-// A key longer than 16 bytes takes its hash from this thread's memo when
-// the filter asked before this one was asked the same key (the levels of
-// one Get). Up to 16 bytes XXH3 is a single mix, no more work than the
-// memo's compare, so those keys are hashed every time. Without the memo:
-//   return reader_.MayContain(View(key));
 bool LinebloomBitsReader::MayMatch(const ::rocksdb::Slice& key) {
-  if (key.size() <= kMemoMinBytes) return reader_.MayContain(View(key));
-  return reader_.MayContainHash(MemoizedKeyHash(last_key_hash, View(key), reader_.seed()));
+  return reader_.MayContain(View(key));
 }
 
 void LinebloomBitsReader::MayMatch(int num_keys, ::rocksdb::Slice** keys,
