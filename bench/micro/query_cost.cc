@@ -1,14 +1,15 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // linebloom-query-cost: runs one kind of query many times against one
-// filter, in a function of its own (Measured*), so that an instruction
-// counter can be pointed at exactly the queries:
+// filter, in a function of its own (MeasuredBuild, MeasuredSingle,
+// MeasuredBatch, MeasuredGet), so that an instruction counter can be pointed
+// at exactly that work:
 //
-//   valgrind --tool=callgrind --toggle-collect='*Measured*'
+//   valgrind --tool=callgrind --toggle-collect='*MeasuredSingle*'
 //       linebloom-query-cost --filter plugin --op neg
 //
 // and the instructions per query are the count divided by the queries the
-// tool prints. Instruction counts are deterministic, so they compare paths
+// tool prints (build: by the keys). Instruction counts are deterministic, so they compare paths
 // on a machine whose timings cannot be trusted; they do not show memory
 // stalls (the default 1 MiB filter is cache-resident, where there are few).
 // bench/micro/query_cost.sh runs every combination and prints the table.
@@ -17,6 +18,7 @@
 // FilterBitsBuilder/FilterBitsReader, bytes in a heap buffer as after a
 // block read), builtin (RocksDB's NewBloomFilterPolicy(10), format 5, the
 // same way). Ops:
+//   build    building the filter; counted per key
 //   neg      single negative queries (FilterBitsReader::MayMatch(key))
 //   batch32  negative batches of 32 (the MultiGet call); counted per key
 //   get5     the filter work of a Get of an absent key in a 5-level tree:
@@ -64,6 +66,13 @@ __attribute__((noinline)) size_t MeasuredBatch(const Filter& filter, std::span<c
     for (bool a : answers) hits += a;
   }
   return hits;
+}
+
+// Builds the filter from `keys` (AddKey per key and Finish, then the copy
+// to a heap buffer and the reader over it, as after a block read).
+template <typename Filter>
+__attribute__((noinline)) void MeasuredBuild(Filter& filter, std::span<const std::string_view> keys) {
+  filter.Build(keys);
 }
 
 // One Get: the key is asked of each level's filter, top level first, until
@@ -114,8 +123,11 @@ int Run(const Options& o, Make make) {
   } else {
     const KeySet present = KeySet::Range(0, last_keys, o.key_length);
     auto filter = make();
-    filter->Build(present.views());
-    if (o.op == "neg") {
+    MeasuredBuild(*filter, present.views());
+    if (o.op == "build") {
+      counted = present.size();
+      unit = "key";
+    } else if (o.op == "neg") {
       hits = MeasuredSingle(*filter, absent.views());
       counted = o.queries;
     } else {
@@ -139,7 +151,8 @@ int main(int argc, char** argv) {
   bool smoke = false;
   CLI::App app{"linebloom-query-cost: one kind of query, many times, for an instruction counter"};
   app.add_option("--filter", o.filter, "api, plugin or builtin")->check(CLI::IsMember({"api", "plugin", "builtin"}));
-  app.add_option("--op", o.op, "neg, batch32 or get5")->check(CLI::IsMember({"neg", "batch32", "get5"}));
+  app.add_option("--op", o.op, "build, neg, batch32 or get5")
+      ->check(CLI::IsMember({"build", "neg", "batch32", "get5"}));
   app.add_option("--size_mb", o.size_mb, "filter size in MiB (get5: the largest level's)")->check(CLI::Range(0.001, 4096.0));
   app.add_option("--queries", o.queries, "absent keys queried")->check(CLI::Range(size_t{32}, size_t{1} << 30));
   app.add_option("--key_length", o.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
@@ -156,7 +169,7 @@ int main(int argc, char** argv) {
   };
   if (!smoke) return run(o);
   for (const char* filter : {"api", "plugin", "builtin"}) {
-    for (const char* op : {"neg", "batch32", "get5"}) {
+    for (const char* op : {"build", "neg", "batch32", "get5"}) {
       Options s = o;
       s.filter = filter;
       s.op = op;

@@ -2,8 +2,8 @@
 # Instructions per query, counted by callgrind (deterministic: usable on a
 # loaded machine where timings are not), for linebloom's API, its RocksDB
 # plugin and RocksDB's built-in Bloom filter of the RocksDB the build links:
-# single negative query, negative batch of 32 (per key) and the filter work
-# of a 5-level Get of an absent key (per Get). The AVX2 kernel is forced:
+# building (per key), single negative query, negative batch of 32 (per key)
+# and the filter work of a 5-level Get of an absent key (per Get). The AVX2 kernel is forced:
 # callgrind does not model AVX-512.
 #   bench/micro/query_cost.sh BUILD_DIR [--size_mb 1 --queries 200000 ...]
 # Needs valgrind. Prints a Markdown table; the built-in is named in it.
@@ -15,11 +15,14 @@ tool=$build/bench/micro/linebloom-query-cost
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Instructions inside the Measured* functions, divided by what they counted.
+# Instructions inside the op's Measured* function, divided by what it counted.
 per_unit() {
-  local filter=$1 op=$2
+  local filter=$1 op=$2 fn
   shift 2
-  LINEBLOOM_KERNEL=avx2 valgrind --tool=callgrind --toggle-collect='*Measured*' \
+  case $op in
+    build) fn=MeasuredBuild ;; neg) fn=MeasuredSingle ;; batch32) fn=MeasuredBatch ;; get5) fn=MeasuredGet ;;
+  esac
+  LINEBLOOM_KERNEL=avx2 valgrind --tool=callgrind --toggle-collect="*$fn*" \
     --callgrind-out-file="$out/cg.$filter.$op" "$tool" --filter "$filter" --op "$op" "$@" \
     >"$out/log.$filter.$op" 2>"$out/err.$filter.$op"
   local ir counted
@@ -29,12 +32,12 @@ per_unit() {
 }
 
 label=$("$tool" --smoke | sed -n '1s/.*builtin="\([^"]*\)".*/\1/p')
-echo "Instructions per negative query (callgrind, LINEBLOOM_KERNEL=avx2, 16-byte keys, 10 bits/key; $*)"
+echo "Instructions per key built, per negative query, per key of a negative batch of 32, per 5-level Get (callgrind, LINEBLOOM_KERNEL=avx2, 16-byte keys, 10 bits/key; $*)"
 echo "builtin = $label"
 echo
 echo "| op | api | plugin | builtin | plugin / builtin | api / builtin |"
 echo "|---|---|---|---|---|---|"
-for op in neg batch32 get5; do
+for op in build neg batch32 get5; do
   api=$(per_unit api "$op" "$@")
   plugin=$(per_unit plugin "$op" "$@")
   builtin=$(per_unit builtin "$op" "$@")
