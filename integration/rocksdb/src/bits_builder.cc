@@ -25,13 +25,31 @@ namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
 }  // namespace
 
-void LinebloomBitsBuilder::Append(uint64_t hash) {
+// Per key, AddKey's work is the hash, the two repeat tests and AddHash; the
+// post-verify copy is kept out of line (its vector growth would otherwise
+// make every Append save and restore six registers), and Append and
+// AddKeyHash are inlined into AddKey. Plain form of the two:
+//   void Append(uint64_t hash) {
+//     builder_.AddHash(hash);
+//     if (post_verify_) hashes_to_verify_.push_back(hash);
+//   }
+//   void AddKeyHash(uint64_t hash) {
+//     const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
+//     any_key_ = true;
+//     last_key_ = hash;
+//     if (!repeat) Append(hash);
+//   }
+__attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) {
+  hashes_to_verify_.push_back(hash);
+}
+
+inline void LinebloomBitsBuilder::Append(uint64_t hash) {
   builder_.AddHash(hash);
-  if (post_verify_) hashes_to_verify_.push_back(hash);
+  if (post_verify_) [[unlikely]] KeepForVerify(hash);
 }
 
 // A key is new unless it repeats the previous key or is a known prefix.
-void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
+inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
   const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
   any_key_ = true;
   last_key_ = hash;

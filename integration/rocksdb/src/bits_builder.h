@@ -73,6 +73,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  private:
   void Append(uint64_t hash);
   void AddKeyHash(uint64_t hash);
+  void KeepForVerify(uint64_t hash);
 
   FilterBuilder builder_;
   uint32_t seed_;
