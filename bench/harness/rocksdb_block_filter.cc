@@ -53,17 +53,17 @@ class Policy final : public sstable::BlockFilterPolicy {
 
   // RocksDB's reader trusts its input (its SST blocks are checksummed, as
   // ours are); only the fast cache-local Bloom layout is accepted here.
-  sstable::Status NewReader(std::string_view bytes,
+  Status NewReader(std::string_view bytes,
                             std::unique_ptr<sstable::BlockFilterReader>* out) const override {
     RocksdbBloomShape shape;
     if (!ParseRocksdbBloom(bytes, &shape)) {
-      return sstable::Status::Corruption("not a RocksDB format_version 5 Bloom filter");
+      return Status::Corruption("not a RocksDB format_version 5 Bloom filter");
     }
     std::unique_ptr<rocksdb::FilterBitsReader> reader(
         policy_->GetFilterBitsReader(rocksdb::Slice(bytes.data(), bytes.size())));
-    if (!reader) return sstable::Status::Corruption("RocksDB refused the filter");
+    if (!reader) return Status::Corruption("RocksDB refused the filter");
     *out = std::make_unique<Reader>(std::move(reader));
-    return sstable::Status::Ok();
+    return Status::Ok();
   }
 
  private:

@@ -2,12 +2,6 @@
 //
 // The default block filter: linebloom's FilterBuilder / FilterReader.
 
-#include <algorithm>
-#include <map>
-#include <utility>
-#include <vector>
-
-#include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
@@ -15,48 +9,20 @@
 namespace linebloom::sstable {
 namespace {
 
-// Small filters are rounded up to whole 64-byte blocks: a data block of 32
-// keys at 10 bits/key gets 512 bits, 16 per key. The probe count is chosen
-// for the bits the filter really has (unless the caller fixed it), which at
-// the same memory lowers the rate (about 0.09 % -> 0.05 % in that example).
+// Keys go straight into one FilterBuilder, reused for every filter of the
+// table, so the builder's hash memory and its choice of k per key count
+// (ProbesFor: small filters get the k for the bits they really have after
+// rounding up to whole blocks) carry over from one data block to the next.
 class LinebloomBuilder final : public BlockFilterBuilder {
  public:
-  explicit LinebloomBuilder(const FilterOptions& options) : options_(options) {}
+  explicit LinebloomBuilder(const FilterOptions& options) : builder_(options) {}
 
-  void AddKey(std::string_view key) override {
-    const uint64_t h = KeyHash(key, options_.seed);
-    if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
-  }
-  size_t NumKeys() const override { return hashes_.size(); }
-
-  std::string Finish() override {
-    FilterOptions options = options_;
-    if (options.num_probes == 0 && !hashes_.empty()) options.num_probes = ProbesFor(hashes_.size());
-    FilterBuilder builder(options);
-    for (uint64_t h : hashes_) builder.AddHash(h);
-    hashes_.clear();
-    return builder.Finish();
-  }
+  void AddKey(std::string_view key) override { builder_.AddKey(key); }
+  size_t NumKeys() const override { return builder_.NumKeys(); }
+  std::string Finish() override { return builder_.Finish(); }
 
  private:
-  int ProbesFor(size_t keys) {
-    const size_t blocks = NumBlocksFor(keys, options_.EffectiveBitsPerKey());
-    auto [it, inserted] = probes_.try_emplace({keys, blocks}, 0);
-    if (inserted) {
-      const double actual = static_cast<double>(blocks) * kBlockBits / static_cast<double>(keys);
-      // One block holds exactly `keys` keys, a standard Bloom filter of 512
-      // bits; with more blocks the occupancy varies and the blocked optimum
-      // (a smaller k) applies.
-      it->second = std::clamp(blocks == 1 ? OptimalStandardProbes(actual) : OptimalBlockedProbes(actual),
-                              kMinProbes, kMaxProbes);
-    }
-    return it->second;
-  }
-
-  FilterOptions options_;
-  std::vector<uint64_t> hashes_;
-  // Probes per filter shape, (keys, blocks): data blocks repeat a few shapes.
-  std::map<std::pair<size_t, size_t>, int> probes_;
+  FilterBuilder builder_;
 };
 
 class LinebloomReader final : public BlockFilterReader {
@@ -96,7 +62,7 @@ class LinebloomPolicy final : public BlockFilterPolicy {
 
 }  // namespace
 
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomFilterPolicy(const FilterOptions& options) {
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options) {
   return std::make_shared<LinebloomPolicy>(options);
 }
 

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_options.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
@@ -139,7 +139,7 @@ Written ChooseTable(FuzzedDataProvider& in) {
   w.options.block_size = in.ConsumeIntegralInRange<size_t>(1, 4096);
   w.options.compress = in.ConsumeBool();
   w.options.filter_mode = static_cast<FilterMode>(in.ConsumeIntegralInRange<uint8_t>(0, 2));
-  w.options.filter_policy = NewLinebloomFilterPolicy(
+  w.options.filter_policy = NewLinebloomBlockFilterPolicy(
       {.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0), .seed = in.ConsumeIntegral<uint32_t>()});
   w.options.sync_on_finish = in.ConsumeBool();
   // Bulk entries give multi-block tables from short inputs; values repeat

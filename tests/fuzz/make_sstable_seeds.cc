@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_writer.h"
 
 namespace {
@@ -29,7 +29,7 @@ std::string Table(int rows, FilterMode mode, bool compress, size_t block_size) {
   options.block_size = block_size;
   std::string bytes;
   std::unique_ptr<TableWriter> writer;
-  if (!TableWriter::Open(NewStringWritableFile(&bytes, "fuzz.sst"), options, &writer).ok()) std::abort();
+  if (!TableWriter::Open(linebloom::NewStringWritableFile(&bytes, "fuzz.sst"), options, &writer).ok()) std::abort();
   for (int i = 0; i < rows; ++i) {
     const std::string key = std::string("row").append(std::to_string(1000 + i));
     if (!writer->Add(key, std::string("value-of-").append(key)).ok()) std::abort();

@@ -149,7 +149,8 @@ TEST(RocksdbLevelAware, LevelsGetTheAllocatorsBits) {
     const auto chosen = Choose(policy, levels[run]);
     ASSERT_TRUE(chosen) << levels[run];
     EXPECT_EQ(chosen->bits_per_key, expected.bits_per_key[run]) << "L" << levels[run];
-    EXPECT_EQ(chosen->num_probes, expected.num_probes[run]) << "L" << levels[run];
+    // k is left to the core, which picks it after rounding (ProbesFor).
+    EXPECT_EQ(chosen->num_probes, 0) << "L" << levels[run];
     memory += chosen->bits_per_key * static_cast<double>(model[run]);
     total += static_cast<double>(model[run]);
   }
@@ -397,7 +398,8 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
     const auto chosen = bits->ForNewFile(Context(levels[run]).context);
     ASSERT_TRUE(chosen) << levels[run];
     EXPECT_EQ(chosen->bits_per_key, expected.bits_per_key[run]) << "L" << levels[run];
-    EXPECT_EQ(chosen->num_probes, expected.num_probes[run]) << "L" << levels[run];
+    // k is left to the core, which picks it after rounding (ProbesFor).
+    EXPECT_EQ(chosen->num_probes, 0) << "L" << levels[run];
   }
   // Sparse upper levels never get more bits than with weight 1, nor the
   // last level fewer, and the expected false positives per lookup (with

@@ -5,8 +5,8 @@
 # header set (compile_check.sh). Own build directory; only the plugin and its
 # tests are built (benchmarks off).
 #
-# Where RocksDB comes from: $LINEBLOOM_SHARED_ROCKSDB (default
-# /work/shared/rocksdb) with 11.8.1/ (prefix: include/, lib/librocksdb.a,
+# Where RocksDB comes from: $LINEBLOOM_SHARED_ROCKSDB (default ../shared/rocksdb
+# beside the checkout, else /work/shared/rocksdb) with 11.8.1/ (prefix: include/, lib/librocksdb.a,
 # bin/), headers/<version>/ and src/rocksdb-11.8.1.tar.xz. Without it the
 # stage says so and skips, unless CI=true: then it fails.
 #
@@ -15,7 +15,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:?usage: $0 BUILD_DIR JOBS}
 jobs=${2:-$(nproc)}
-shared=${LINEBLOOM_SHARED_ROCKSDB:-/work/shared/rocksdb}
+default_shared=$root/../shared/rocksdb
+[ -d "$default_shared" ] || default_shared=/work/shared/rocksdb
+shared=${LINEBLOOM_SHARED_ROCKSDB:-$default_shared}
 prefix=$shared/11.8.1
 
 if [ ! -f "$prefix/lib/librocksdb.a" ] || [ ! -d "$shared/headers" ]; then

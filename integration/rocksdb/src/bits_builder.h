@@ -54,8 +54,8 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // answers "may match" for every key it was built from.
   ::rocksdb::Status MaybePostVerify(const ::rocksdb::Slice& filter) override;
 
-  // The most keys whose filter fits in `bytes` (the inverse of the sizing
-  // rule: 64 * ceil(n * bits_per_key / 512) + 16 bytes). Partitioned filters
+  // The most keys whose filter fits in `bytes` (MaxKeysFor, the inverse of
+  // the sizing rule in filter_format.h). Partitioned filters
   // call it with metadata_block_size to decide how many keys go into a
   // partition; 0 when even one block does not fit.
   size_t ApproximateNumEntries(size_t bytes) override;

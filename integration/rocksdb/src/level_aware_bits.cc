@@ -10,6 +10,7 @@
 
 #include <rocksdb/env.h>
 
+#include "linebloom/filter_format.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -326,7 +327,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
   // The budget: exactly bits_per_key per key plus the 16-byte trailer. Rounding
   // up to whole 64-byte blocks is overhead the books make up for elsewhere
   // (a uniform filter pays it on top: ~+0.2-0.3 bits/key for 1000-key files).
-  const double budget = static_cast<double>(keys) * average_bits_per_key_ / 8 + 16;
+  const double budget = static_cast<double>(keys) * average_bits_per_key_ / 8 + kFilterTrailerBytes;
   spend.recent.emplace_back(actual, budget);
   spend.actual += actual;
   spend.budget += budget;
@@ -390,7 +391,8 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(
   if (bits <= 0) return std::nullopt;
   FilterOptions options;
   options.bits_per_key = bits;
-  options.num_probes = num_probes_ != 0 ? num_probes_ : allocation.num_probes[run];
+  // 0: the core picks k for the bits the filter has after rounding (ProbesFor).
+  options.num_probes = num_probes_;
   return options;
 }
 

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable {
 
@@ -53,10 +53,12 @@ class BlockFilterPolicy {
   virtual Status NewReader(std::string_view bytes, std::unique_ptr<BlockFilterReader>* reader) const = 0;
 };
 
-// linebloom's cache-line-blocked Bloom filter. Its bytes carry their own
-// probes count and seed, so any linebloom policy reads any linebloom filter;
-// `options` only tune the filters this policy builds.
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomFilterPolicy(const FilterOptions& options = {});
+// linebloom's cache-line-blocked Bloom filter as the table's block filter
+// (the RocksDB plugin's FilterPolicy is rocksdb_plugin::
+// NewLinebloomFilterPolicy). Its bytes carry their own probes count and
+// seed, so any linebloom policy reads any linebloom filter; `options` only
+// tune the filters this policy builds.
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options = {});
 
 // The name recorded for linebloom filters.
 inline constexpr std::string_view kLinebloomPolicyName = "linebloom.blocked512";

@@ -12,7 +12,8 @@
 // Options (registered with RocksDB, so they are written to and read back from
 // OPTIONS files):
 //   bits_per_key     double in [1, 100], default 10 (fractional allowed)
-//   num_probes       int in [0, 24], 0 = best k for bits_per_key (default)
+//   num_probes       int in [0, 24], 0 = best k for the bits each filter has
+//                    after rounding up to whole blocks (default; ProbesFor)
 //   verify_checksum  bool, default true: check the filter's own XXH3 checksum
 //                    when RocksDB loads a filter block (see below)
 //   level_aware      bool, default false: under leveled compaction, give each
