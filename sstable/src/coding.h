@@ -30,6 +30,12 @@ inline void PutVarint64(std::string* dst, uint64_t v) {
   dst->push_back(static_cast<char>(v));
 }
 
+inline size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
 inline void PutLengthPrefixed(std::string* dst, std::string_view bytes) {
   PutVarint64(dst, bytes.size());
   dst->append(bytes);

@@ -1,27 +1,148 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The default block filter: linebloom's FilterBuilder / FilterReader.
+// linebloom's two table filter formats: "linebloom.split64" (per-block
+// filters sized to the byte, parameters once per table; split_filter.h) and
+// "linebloom.blocked512" (the general filter of docs/FORMAT.md section 1,
+// self-describing, one per block).
 
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <utility>
 #include <vector>
 
+#include "coding.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
+#include "split_filter.h"
 
 namespace linebloom::sstable {
 namespace {
 
+using internal::SplitLayout;
+
+constexpr size_t kSplitParametersSize = 5;  // u8 k | u32 seed
+// From this size on a filter is rounded up to whole 64-byte parts: at most
+// 63 bytes (1.5 %) more, and each part is then exactly one cache line.
+constexpr uint64_t kWholeLinesFrom = 4096;
+
+bool ParseSplitParameters(std::string_view parameters, int* probes, uint32_t* seed) {
+  if (parameters.size() != kSplitParametersSize) return false;
+  const int k = static_cast<uint8_t>(parameters[0]);
+  if (k < kMinProbes || k > kMaxProbes) return false;
+  *probes = k;
+  *seed = DecodeFixed32(parameters.data() + 1);
+  return true;
+}
+
+// Bytes of the filter of `keys` keys at `bits_per_key`: the nearest whole
+// byte (at least one), so that the table's filters average the configured
+// bits per key instead of rounding every filter up.
+uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
+  if (keys == 0) return 0;
+  const auto bytes = std::max<uint64_t>(1, std::llround(static_cast<double>(keys) * bits_per_key / 8));
+  if (bytes < kWholeLinesFrom) return bytes;
+  return (bytes + internal::kSplitPartBytes - 1) / internal::kSplitPartBytes * internal::kSplitPartBytes;
+}
+
+// The k with the least exact false-positive rate for this filter shape. The
+// rate is unimodal in k, so a walk downhill from k = c ln 2 finds it.
+int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
+  FiniteBloomFpr model;
+  const auto groups = SplitLayout(filter_bytes).Groups();
+  auto fpr = [&](int k) { return model.Split(keys, groups, k); };
+  const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
+  int best = std::clamp(static_cast<int>(std::lround(c * std::log(2.0))), kMinProbes, kMaxProbes);
+  double best_fpr = fpr(best);
+  for (int step : {-1, +1}) {
+    for (int k = best + step; k >= kMinProbes && k <= kMaxProbes; k += step) {
+      const double f = fpr(k);
+      if (!(f < best_fpr)) break;
+      best = k, best_fpr = f;
+    }
+  }
+  return best;
+}
+
+class SplitBuilder final : public BlockFilterBuilder {
+ public:
+  explicit SplitBuilder(const FilterOptions& options)
+      : bits_per_key_(options.EffectiveBitsPerKey()), probes_(options.num_probes), seed_(options.seed) {
+    if (probes_ != 0) probes_ = options.EffectiveProbes();
+  }
+
+  void AddKey(std::string_view key) override { hashes_.push_back(KeyHash(key, seed_)); }
+  size_t NumKeys() const override { return hashes_.size(); }
+
+  std::string Finish() override {
+    const uint64_t bytes = SplitFilterBytes(hashes_.size(), bits_per_key_);
+    // k is fixed for the whole table by its first non-empty filter: data
+    // blocks of one table hold similar key counts.
+    if (probes_ == 0 && !hashes_.empty()) probes_ = BestSplitProbes(hashes_.size(), bytes);
+    std::string filter(bytes, '\0');
+    for (uint64_t h : hashes_) internal::SplitFilterAdd(h, probes_, filter);
+    hashes_.clear();
+    return filter;
+  }
+
+  std::string Parameters() const override {
+    std::string p(1, static_cast<char>(probes_ != 0 ? probes_ : OptimalBlockedProbes(bits_per_key_)));
+    PutFixed32(&p, seed_);
+    return p;
+  }
+
+ private:
+  double bits_per_key_;
+  int probes_;  // 0 until the first filter decides it
+  uint32_t seed_;
+  std::vector<uint64_t> hashes_;
+};
+
+class SplitReader final : public TableFilterReader {
+ public:
+  SplitReader(int probes, uint32_t seed) : probes_(probes), seed_(seed) {}
+  Status AddFilter(std::string_view filter) override {
+    filters_.push_back(filter);
+    return Status::Ok();
+  }
+  bool MayMatch(size_t i, std::string_view key) const override {
+    return internal::SplitFilterMayMatch(KeyHash(key, seed_), probes_, filters_[i]);
+  }
+
+ private:
+  int probes_;
+  uint32_t seed_;
+  std::vector<std::string_view> filters_;
+};
+
+class SplitPolicy final : public BlockFilterPolicy {
+ public:
+  explicit SplitPolicy(const FilterOptions& options) : options_(options) {}
+  std::string Name() const override { return std::string(kLinebloomPolicyName); }
+  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override { return std::make_unique<SplitBuilder>(options_); }
+  Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* out) const override {
+    int probes;
+    uint32_t seed;
+    if (!ParseSplitParameters(parameters, &probes, &seed)) {
+      return Status::Corruption("linebloom.split64: bad filter parameters");
+    }
+    *out = std::make_unique<SplitReader>(probes, seed);
+    return Status::Ok();
+  }
+
+ private:
+  FilterOptions options_;
+};
+
+// --- linebloom.blocked512 ---
+
 // Small filters are rounded up to whole 64-byte blocks: a data block of 32
 // keys at 10 bits/key gets 512 bits, 16 per key. The probe count is chosen
-// for the bits the filter really has (unless the caller fixed it), which at
-// the same memory lowers the rate (about 0.09 % -> 0.05 % in that example).
-class LinebloomBuilder final : public BlockFilterBuilder {
+// for the bits the filter really has (unless the caller fixed it).
+class Blocked512Builder final : public BlockFilterBuilder {
  public:
-  explicit LinebloomBuilder(const FilterOptions& options) : options_(options) {}
+  explicit Blocked512Builder(const FilterOptions& options) : options_(options) {}
 
   void AddKey(std::string_view key) override {
     const uint64_t h = KeyHash(key, options_.seed);
@@ -37,56 +158,51 @@ class LinebloomBuilder final : public BlockFilterBuilder {
     hashes_.clear();
     return builder.Finish();
   }
+  std::string Parameters() const override { return {}; }
 
  private:
   int ProbesFor(size_t keys) {
     const size_t blocks = NumBlocksFor(keys, options_.EffectiveBitsPerKey());
-    auto [it, inserted] = probes_.try_emplace({keys, blocks}, 0);
-    if (inserted) {
-      const double actual = static_cast<double>(blocks) * kBlockBits / static_cast<double>(keys);
-      // One block holds exactly `keys` keys, a standard Bloom filter of 512
-      // bits; with more blocks the occupancy varies and the blocked optimum
-      // (a smaller k) applies.
-      it->second = std::clamp(blocks == 1 ? OptimalStandardProbes(actual) : OptimalBlockedProbes(actual),
-                              kMinProbes, kMaxProbes);
-    }
-    return it->second;
+    const double actual = static_cast<double>(blocks) * kBlockBits / static_cast<double>(keys);
+    // One block holds exactly `keys` keys, a standard Bloom filter of 512
+    // bits; with more blocks the occupancy varies and the blocked optimum
+    // (a smaller k) applies.
+    return std::clamp(blocks == 1 ? OptimalStandardProbes(actual) : OptimalBlockedProbes(actual), kMinProbes,
+                      kMaxProbes);
   }
 
   FilterOptions options_;
   std::vector<uint64_t> hashes_;
-  // Probes per filter shape, (keys, blocks): data blocks repeat a few shapes.
-  std::map<std::pair<size_t, size_t>, int> probes_;
 };
 
-class LinebloomReader final : public BlockFilterReader {
+class Blocked512Reader final : public TableFilterReader {
  public:
-  explicit LinebloomReader(const FilterReader& reader) : reader_(reader) {}
-  bool MayMatch(std::string_view key) const override { return reader_.MayContain(key); }
-
- private:
-  FilterReader reader_;
-};
-
-class LinebloomPolicy final : public BlockFilterPolicy {
- public:
-  explicit LinebloomPolicy(const FilterOptions& options) : options_(options) {}
-
-  std::string Name() const override { return std::string(kLinebloomPolicyName); }
-
-  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override {
-    return std::make_unique<LinebloomBuilder>(options_);
-  }
-
-  Status NewReader(std::string_view bytes, std::unique_ptr<BlockFilterReader>* out) const override {
+  Status AddFilter(std::string_view filter) override {
     FilterReader reader;
-    // The filter's own checksum is verified as well as the table's block
-    // checksum: it costs one pass at open and keeps the filter self-checking
-    // if a caller hands it bytes from elsewhere.
-    if (ParseResult r = FilterReader::Parse(bytes, &reader); !r.ok()) {
+    // The filter's own checksum is verified as well as the table's: it
+    // costs one pass at open and keeps each filter self-checking.
+    if (ParseResult r = FilterReader::Parse(filter, &reader); !r.ok()) {
       return Status::Corruption(std::string("linebloom filter: ").append(r.message()));
     }
-    *out = std::make_unique<LinebloomReader>(reader);
+    filters_.push_back(reader);
+    return Status::Ok();
+  }
+  bool MayMatch(size_t i, std::string_view key) const override { return filters_[i].MayContain(key); }
+
+ private:
+  std::vector<FilterReader> filters_;
+};
+
+class Blocked512Policy final : public BlockFilterPolicy {
+ public:
+  explicit Blocked512Policy(const FilterOptions& options) : options_(options) {}
+  std::string Name() const override { return std::string(kLinebloomBlocked512PolicyName); }
+  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override {
+    return std::make_unique<Blocked512Builder>(options_);
+  }
+  Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* out) const override {
+    if (!parameters.empty()) return Status::Corruption("linebloom.blocked512 takes no filter parameters");
+    *out = std::make_unique<Blocked512Reader>();
     return Status::Ok();
   }
 
@@ -97,7 +213,19 @@ class LinebloomPolicy final : public BlockFilterPolicy {
 }  // namespace
 
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomFilterPolicy(const FilterOptions& options) {
-  return std::make_shared<LinebloomPolicy>(options);
+  return std::make_shared<SplitPolicy>(options);
+}
+
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const FilterOptions& options) {
+  return std::make_shared<Blocked512Policy>(options);
+}
+
+double LinebloomSplitFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t keys, FiniteBloomFpr* model) {
+  int probes;
+  uint32_t seed;
+  if (!ParseSplitParameters(parameters, &probes, &seed)) return -1;
+  if (filter_bytes == 0) return keys == 0 ? 0 : 1;
+  return model->Split(keys, SplitLayout(filter_bytes).Groups(), probes);
 }
 
 }  // namespace linebloom::sstable
