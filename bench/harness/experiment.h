@@ -22,11 +22,12 @@
 
 namespace linebloom::harness {
 
-// The expected false-positive rate of one filter of a table (its bytes, the
-// table's filter parameters, the keys it holds), from the exact finite
-// model; negative if the bytes are not understood.
-using FprPredictor = std::function<double(std::string_view parameters, std::string_view filter, uint64_t keys,
-                                          FiniteBloomFpr* model)>;
+// The expected false-positive rate of one filter of a table (its bytes and
+// offset in the filter region, the table's filter parameters, the keys it
+// holds), from the exact finite model; negative if the bytes are not
+// understood.
+using FprPredictor = std::function<double(std::string_view parameters, std::string_view filter,
+                                          uint64_t region_offset, uint64_t keys, FiniteBloomFpr* model)>;
 
 struct ConfigSpec {
   std::string name;  // stable: scripts key on it

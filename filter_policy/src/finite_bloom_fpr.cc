@@ -47,22 +47,14 @@ double FiniteBloomFpr::Standard(uint64_t bits, uint64_t keys, int probes) {
   return ChainFor(bits, probes, keys).fpr_given_keys[keys];
 }
 
-double FiniteBloomFpr::Split(uint64_t keys, const std::vector<PartGroup>& groups, int probes) {
-  uint64_t parts = 0;
-  for (const PartGroup& g : groups) parts += g.parts;
-  if (keys == 0 || parts == 0) return keys == 0 ? 0 : 1;
-  if (parts == 1) {
-    for (const PartGroup& g : groups) {
-      if (g.parts == 1) return Standard(g.bits_per_part, keys, probes);
-    }
-  }
+double FiniteBloomFpr::Mixture(uint64_t keys, double p, uint64_t bits, int probes) {
+  if (p >= 1) return Standard(bits, keys, probes);
   // Binomial(n, p) terms over mean +- 15 sd (+ slack for small means); the
   // rest weighs less than 1e-40. The first term is taken in log space from
   // ln C(n, lo) = sum_{t=1..lo} ln((n - lo + t) / t) (no lgamma: glibc's
   // writes a global, a race between threads), the others by
   // Binom(i + 1) = Binom(i) (n - i) / (i + 1) * p / q.
-  const double n = static_cast<double>(keys);
-  const double p = 1.0 / static_cast<double>(parts), q = 1 - p;
+  const double n = static_cast<double>(keys), q = 1 - p;
   const double mean = n * p, sd = std::sqrt(n * p * q);
   const uint64_t lo = static_cast<uint64_t>(std::max(0.0, std::floor(mean - 15 * sd - 5)));
   const uint64_t hi = std::min(keys, static_cast<uint64_t>(std::ceil(mean + 15 * sd + 20)));
@@ -70,18 +62,37 @@ double FiniteBloomFpr::Split(uint64_t keys, const std::vector<PartGroup>& groups
   for (uint64_t t = 1; t <= lo; ++t) {
     log_pmf += std::log((n - static_cast<double>(lo) + static_cast<double>(t)) / static_cast<double>(t));
   }
-  std::vector<double> pmf;
-  double w = std::exp(log_pmf);
+  double w = std::exp(log_pmf), sum = 0;
   for (uint64_t i = lo; i <= hi; ++i) {
-    pmf.push_back(w);
+    sum += w * Standard(bits, i, probes);
     w *= (n - static_cast<double>(i)) / static_cast<double>(i + 1) * p / q;
   }
+  return sum;
+}
+
+double FiniteBloomFpr::Split(uint64_t keys, const std::vector<PartGroup>& groups, int probes) {
+  uint64_t parts = 0;
+  for (const PartGroup& g : groups) parts += g.parts;
+  if (keys == 0) return 0;
+  if (parts == 0) return 1;
+  const double p = 1.0 / static_cast<double>(parts);
   double fpr = 0;
   for (const PartGroup& g : groups) {
-    if (g.parts == 0) continue;
-    double group = 0;
-    for (uint64_t i = lo; i <= hi; ++i) group += pmf[i - lo] * Standard(g.bits_per_part, i, probes);
-    fpr += static_cast<double>(g.parts) * p * group;
+    if (g.parts > 0) fpr += static_cast<double>(g.parts) * p * Mixture(keys, p, g.bits_per_part, probes);
+  }
+  return fpr;
+}
+
+double FiniteBloomFpr::SplitBySize(uint64_t keys, const std::vector<PartGroup>& groups, int probes) {
+  double bits = 0;
+  for (const PartGroup& g : groups) bits += static_cast<double>(g.parts) * static_cast<double>(g.bits_per_part);
+  if (keys == 0) return 0;
+  if (bits == 0) return 1;
+  double fpr = 0;
+  for (const PartGroup& g : groups) {
+    if (g.parts == 0 || g.bits_per_part == 0) continue;
+    const double p = static_cast<double>(g.bits_per_part) / bits;
+    fpr += static_cast<double>(g.parts) * p * Mixture(keys, p, g.bits_per_part, probes);
   }
   return fpr;
 }

@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// linebloom's two table filter formats: "linebloom.split64" (per-block
+// linebloom's two table filter formats: "linebloom.linepairs" (per-block
 // filters sized to the byte, parameters once per table; split_filter.h) and
 // "linebloom.blocked512" (the general filter of docs/FORMAT.md section 1,
 // self-describing, one per block).
@@ -20,12 +20,9 @@
 namespace linebloom::sstable {
 namespace {
 
-using internal::SplitLayout;
+using internal::LinePairLayout;
 
 constexpr size_t kSplitParametersSize = 5;  // u8 k | u32 seed
-// From this size on a filter is rounded up to whole 64-byte parts: at most
-// 63 bytes (1.5 %) more, and each part is then exactly one cache line.
-constexpr uint64_t kWholeLinesFrom = 4096;
 
 bool ParseSplitParameters(std::string_view parameters, int* probes, uint32_t* seed) {
   if (parameters.size() != kSplitParametersSize) return false;
@@ -41,17 +38,20 @@ bool ParseSplitParameters(std::string_view parameters, int* probes, uint32_t* se
 // bits per key instead of rounding every filter up.
 uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
   if (keys == 0) return 0;
-  const auto bytes = std::max<uint64_t>(1, std::llround(static_cast<double>(keys) * bits_per_key / 8));
-  if (bytes < kWholeLinesFrom) return bytes;
-  return (bytes + internal::kSplitPartBytes - 1) / internal::kSplitPartBytes * internal::kSplitPartBytes;
+  return std::max<uint64_t>(1, std::llround(static_cast<double>(keys) * bits_per_key / 8));
 }
 
-// The k with the least exact false-positive rate for this filter shape. The
-// rate is unimodal in k, so a walk downhill from k = c ln 2 finds it.
+// The k with the least exact false-positive rate for a filter of this size
+// and key count, averaged over the 64 positions it may have relative to the
+// cache lines (they decide its parts). The rate is unimodal in k, so a walk
+// downhill from k = c ln 2 finds the minimum.
 int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
   FiniteBloomFpr model;
-  const auto groups = SplitLayout(filter_bytes).Groups();
-  auto fpr = [&](int k) { return model.Split(keys, groups, k); };
+  auto fpr = [&](int k) {
+    double sum = 0;
+    for (uint64_t r = 0; r < 64; ++r) sum += model.SplitBySize(keys, LinePairLayout{filter_bytes, r}.Groups(), k);
+    return sum / 64;
+  };
   const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
   int best = std::clamp(static_cast<int>(std::lround(c * std::log(2.0))), kMinProbes, kMaxProbes);
   double best_fpr = fpr(best);
@@ -81,8 +81,10 @@ class SplitBuilder final : public BlockFilterBuilder {
     // blocks of one table hold similar key counts.
     if (probes_ == 0 && !hashes_.empty()) probes_ = BestSplitProbes(hashes_.size(), bytes);
     std::string filter(bytes, '\0');
-    for (uint64_t h : hashes_) internal::SplitFilterAdd(h, probes_, filter);
+    for (uint64_t h : hashes_) internal::LinePairAdd(h, probes_, region_offset_, filter);
     hashes_.clear();
+    // The table stores the filters back to back in this order.
+    region_offset_ += bytes;
     return filter;
   }
 
@@ -96,6 +98,7 @@ class SplitBuilder final : public BlockFilterBuilder {
   double bits_per_key_;
   int probes_;  // 0 until the first filter decides it
   uint32_t seed_;
+  uint64_t region_offset_ = 0;  // of the next filter
   std::vector<uint64_t> hashes_;
 };
 
@@ -104,16 +107,20 @@ class SplitReader final : public TableFilterReader {
   SplitReader(int probes, uint32_t seed) : probes_(probes), seed_(seed) {}
   Status AddFilter(std::string_view filter) override {
     filters_.push_back(filter);
+    shifts_.push_back(static_cast<uint8_t>(region_offset_ % 64));
+    region_offset_ += filter.size();
     return Status::Ok();
   }
   bool MayMatch(size_t i, std::string_view key) const override {
-    return internal::SplitFilterMayMatch(KeyHash(key, seed_), probes_, filters_[i]);
+    return internal::LinePairMayMatch(KeyHash(key, seed_), probes_, shifts_[i], filters_[i]);
   }
 
  private:
   int probes_;
   uint32_t seed_;
+  uint64_t region_offset_ = 0;  // of the next filter
   std::vector<std::string_view> filters_;
+  std::vector<uint8_t> shifts_;  // region offset mod 64 of each filter
 };
 
 class SplitPolicy final : public BlockFilterPolicy {
@@ -125,7 +132,7 @@ class SplitPolicy final : public BlockFilterPolicy {
     int probes;
     uint32_t seed;
     if (!ParseSplitParameters(parameters, &probes, &seed)) {
-      return Status::Corruption("linebloom.split64: bad filter parameters");
+      return Status::Corruption("linebloom.linepairs: bad filter parameters");
     }
     *out = std::make_unique<SplitReader>(probes, seed);
     return Status::Ok();
@@ -220,12 +227,13 @@ std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const Filt
   return std::make_shared<Blocked512Policy>(options);
 }
 
-double LinebloomSplitFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t keys, FiniteBloomFpr* model) {
+double LinebloomFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
+                          FiniteBloomFpr* model) {
   int probes;
   uint32_t seed;
   if (!ParseSplitParameters(parameters, &probes, &seed)) return -1;
   if (filter_bytes == 0) return keys == 0 ? 0 : 1;
-  return model->Split(keys, SplitLayout(filter_bytes).Groups(), probes);
+  return model->SplitBySize(keys, LinePairLayout{filter_bytes, region_offset % 64}.Groups(), probes);
 }
 
 }  // namespace linebloom::sstable

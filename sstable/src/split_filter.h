@@ -1,13 +1,21 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The per-block filter of table format 2 (policy "linebloom.split64",
-// docs/FORMAT.md section 2): a filter of S bytes, sized to the byte, split
-// into P = ceil(S / 64) parts of q or q + 1 bytes (q = S / P, the first
-// S mod P parts one byte larger). A key picks one part and sets k bits in it,
-// as in a standard Bloom filter of that part's bits. A part is at most 64
-// bytes, so a query touches at most two adjacent 64-byte lines (one when the
-// part lies inside one line, as every part does for S <= 64 bytes that do not
-// cross a line, and for large filters sized to whole lines).
+// The per-block filter of table format 2 (policy "linebloom.linepairs",
+// docs/FORMAT.md section 2). Filters lie back to back in the table's filter
+// region, which the reader holds 64-byte aligned; a filter of S bytes at
+// region offset o, with r = o mod 64, covers bytes [0, S) on a grid of
+// 128-byte line pairs shifted by r:
+//
+//   part j = bytes [max(0, 128 j - r), min(S, 128 (j + 1) - r))
+//
+// so part j lies in the two adjacent cache lines 2j and 2j + 1 counted from
+// the filter's first line. A filter that spans at most two lines (r + S <=
+// 128; every filter of up to 64 bytes that does not cross two boundaries,
+// and all of them from a 4 KiB block at 10 bits/key) is a single part: one
+// standard Bloom filter of 8 S bits. A key picks a bit position u uniformly
+// in [0, 8 S) (fastrange of the hash's low 32 bits) and uses the part that
+// holds u, so a part gets keys in proportion to its size; then it sets k
+// bits of that part, as in a standard Bloom filter of the part's bits.
 //
 // The parameters (k and the hash seed) are stored once per table, not per
 // filter. Internal header.
@@ -24,32 +32,27 @@
 
 namespace linebloom::sstable::internal {
 
-inline constexpr size_t kSplitPartBytes = 64;
-inline constexpr uint32_t kSplitProbeMultiplier = 0x9E3779B9u;
+inline constexpr uint64_t kLinePairBytes = 128;
+inline constexpr uint32_t kProbeMultiplier = 0x9E3779B9u;
 
-struct SplitLayout {
-  uint64_t parts = 0;       // P
-  uint64_t small_bytes = 0; // q
-  uint64_t large_parts = 0; // S mod P: parts 0 .. large_parts-1 have q + 1 bytes
+struct LinePairLayout {
+  uint64_t bytes = 0;  // S
+  uint64_t shift = 0;  // r = region offset mod 64
 
-  explicit SplitLayout(uint64_t filter_bytes)
-      : parts((filter_bytes + kSplitPartBytes - 1) / kSplitPartBytes),
-        small_bytes(parts ? filter_bytes / parts : 0),
-        large_parts(parts ? filter_bytes % parts : 0) {}
-
-  uint64_t PartOffset(uint64_t j) const { return j * small_bytes + (j < large_parts ? j : large_parts); }
-  uint64_t PartBytes(uint64_t j) const { return small_bytes + (j < large_parts ? 1 : 0); }
-  // The part of a key: fastrange of the hash's low 32 bits.
-  uint64_t PartOf(uint64_t hash) const { return ((hash & 0xFFFFFFFFu) * parts) >> 32; }
-  std::vector<FiniteBloomFpr::PartGroup> Groups() const {
-    return {{large_parts, 8 * (small_bytes + 1)}, {parts - large_parts, 8 * small_bytes}};
+  uint64_t NumParts() const { return bytes == 0 ? 0 : (shift + bytes + kLinePairBytes - 1) / kLinePairBytes; }
+  uint64_t PartBegin(uint64_t j) const { return j == 0 ? 0 : kLinePairBytes * j - shift; }
+  uint64_t PartEnd(uint64_t j) const {
+    const uint64_t end = kLinePairBytes * (j + 1) - shift;
+    return end < bytes ? end : bytes;
   }
+  // The part sizes in bits, grouped (first, middle ones, last).
+  std::vector<FiniteBloomFpr::PartGroup> Groups() const;
 };
 
-// Sets the bits of `hash` in the filter `bytes` (its size is S).
-void SplitFilterAdd(uint64_t hash, int probes, std::string& bytes);
+// Sets the bits of `hash` in `filter`, which sits at `region_offset`.
+void LinePairAdd(uint64_t hash, int probes, uint64_t region_offset, std::string& filter);
 // False only if the key of `hash` was certainly not added. An empty filter
 // answers true: it has no bits that could say "no".
-bool SplitFilterMayMatch(uint64_t hash, int probes, std::string_view bytes);
+bool LinePairMayMatch(uint64_t hash, int probes, uint64_t region_offset, std::string_view filter);
 
 }  // namespace linebloom::sstable::internal

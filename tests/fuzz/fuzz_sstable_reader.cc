@@ -141,7 +141,7 @@ Written ChooseTable(FuzzedDataProvider& in) {
   w.options.block_size = in.ConsumeIntegralInRange<size_t>(1, 4096);
   w.options.compress = in.ConsumeBool();
   w.options.filter_mode = static_cast<FilterMode>(in.ConsumeIntegralInRange<uint8_t>(0, 2));
-  // Either linebloom format in a table of format 2: split64 (parameters
+  // Either linebloom format in a table of format 2: linepairs (parameters
   // once per table, k chosen or fixed) or blocked512 (self-describing).
   const FilterOptions filter_options{.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0),
                                      .num_probes = in.ConsumeIntegralInRange<int>(0, 24),

@@ -62,17 +62,22 @@ std::string DataBlock(const std::vector<testing::Entry>& entries) {
   return StoredRaw(data);
 }
 
-// A linebloom.split64 filter of `bytes` bytes over `keys`, k probes, seed 0,
-// following the text of docs/FORMAT.md: P = ceil(S/64) parts, the first
-// S mod P of q + 1 bytes and the rest of q = floor(S/P); the part from the
-// hash's low 32 bits, the bits from its high 32 bits.
-std::string SplitFilter(const std::vector<std::string>& keys, uint64_t bytes, int k) {
+// A linebloom.linepairs filter of `bytes` bytes at `offset` in the filter
+// region over `keys`, k probes, seed 0, following the text of
+// docs/FORMAT.md: with r = offset mod 64, part j is bytes
+// [max(0, 128j - r), min(S, 128(j+1) - r)); a key's part holds bit
+// u = (low32 * 8S) >> 32, i.e. j = (u/8 + r) / 128; its bits come from the
+// hash's high 32 bits.
+std::string LinePairFilter(const std::vector<std::string>& keys, uint64_t bytes, uint64_t offset, int k) {
   std::string f(bytes, '\0');
-  const uint64_t parts = (bytes + 63) / 64, q = bytes / parts, r = bytes % parts;
+  const uint64_t r = offset % 64;
   for (const std::string& key : keys) {
     const uint64_t h = XXH3_64bits_withSeed(key.data(), key.size(), 0);
-    const uint64_t j = ((h & 0xFFFFFFFF) * parts) >> 32;
-    const uint64_t start = j * q + std::min(j, r), m = 8 * (q + (j < r ? 1 : 0));
+    const uint64_t u = ((h & 0xFFFFFFFF) * (8 * bytes)) >> 32;
+    const uint64_t j = (u / 8 + r) / 128;
+    const uint64_t start = j == 0 ? 0 : 128 * j - r;
+    const uint64_t end = std::min<uint64_t>(bytes, 128 * (j + 1) - r);
+    const uint64_t m = 8 * (end - start);
     uint32_t a = static_cast<uint32_t>(h >> 32);
     for (int t = 0; t < k; ++t) {
       const uint64_t bit = (static_cast<uint64_t>(a) * m) >> 32;
@@ -126,39 +131,46 @@ TEST(TableFormat, BytesAreStable) {
 }
 
 TEST(TableFormat, PerBlockFiltersFollowTheDataBlocks) {
-  // One entry per block (block_size 1), a linebloom filter per block: one
-  // key at 100 bits/key is 12.5 bytes, rounded to 13.
-  const std::vector<testing::Entry> entries = {{"k1", "v1"}, {"k2", "v2"}, {"k3", "v3"}};
+  // Entries k10..k45 -> "v" take 6 bytes and a 4-byte offset each, so with
+  // block_size 124 a block closes at 12 entries (6*12 + 4*12 + 4 = 124).
+  // At 100 bits/key each block's filter is 150 bytes, at region offsets 0,
+  // 150 and 300 (r = 0, 22, 44): each spans three lines, two parts.
+  std::vector<testing::Entry> entries;
+  for (int i = 10; i < 46; ++i) entries.push_back({"k" + std::to_string(i), "v"});
   TableWriterOptions options;
-  options.block_size = 1;
+  options.block_size = 124;
   options.compress = false;
   options.filter_policy = NewLinebloomFilterPolicy({.bits_per_key = 100, .num_probes = 6});
   const std::string written = testing::BuildTable(entries, options);
 
   std::string data, filters, index;
-  Varint(&index, entries.size());
-  for (const auto& e : entries) {
-    const std::string block = DataBlock({e});
-    const std::string filter = SplitFilter({e.key}, 13, 6);
-    Varint(&index, e.key.size()), index += e.key;
+  Varint(&index, 3);
+  for (size_t b = 0; b < 3; ++b) {
+    const std::vector<testing::Entry> in_block(entries.begin() + 12 * b, entries.begin() + 12 * (b + 1));
+    std::vector<std::string> keys;
+    for (const auto& e : in_block) keys.push_back(e.key);
+    const std::string block = DataBlock(in_block);
+    const std::string filter = LinePairFilter(keys, 150, filters.size(), 6);
+    Varint(&index, keys.back().size()), index += keys.back();
     Varint(&index, data.size()), Varint(&index, block.size());
     Varint(&index, filter.size());
-    Varint(&index, 1);
+    Varint(&index, 12);
     data += block;
     filters += filter;
   }
-  const std::string meta_block = Meta(1, "linebloom.split64", Parameters(6), 3, 3, data.size(), filters);
+  const std::string meta_block = Meta(1, "linebloom.linepairs", Parameters(6), 36, 3, data.size(), filters);
   const std::string index_block = StoredRaw(index);
   const Handle meta_at{data.size() + filters.size(), meta_block.size()};
   const Handle index_at{meta_at.offset + meta_at.size, index_block.size()};
   EXPECT_EQ(written, data + filters + meta_block + index_block + Footer(meta_at, index_at));
 }
 
-TEST(TableFormat, WholeFileFilterIsSplitIntoParts) {
-  // 40 keys at 20 bits/key: 100 bytes, two parts of 50 bytes.
+TEST(TableFormat, WholeFileFilterIsSplitIntoLinePairs) {
+  // 100 keys at 20 bits/key: 250 bytes from region offset 0, parts of 128
+  // and 122 bytes.
   std::vector<testing::Entry> entries;
   std::vector<std::string> keys;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 100; ++i) {
     entries.push_back({"key" + std::to_string(100 + i), "v"});
     keys.push_back(entries.back().key);
   }
@@ -169,14 +181,14 @@ TEST(TableFormat, WholeFileFilterIsSplitIntoParts) {
   const std::string written = testing::BuildTable(entries, options);
 
   const std::string block = DataBlock(entries);
-  const std::string filter = SplitFilter(keys, 100, 9);
-  const std::string meta_block = Meta(2, "linebloom.split64", Parameters(9), 40, 1, block.size(), filter);
+  const std::string filter = LinePairFilter(keys, 250, 0, 9);
+  const std::string meta_block = Meta(2, "linebloom.linepairs", Parameters(9), 100, 1, block.size(), filter);
   std::string index;
   Varint(&index, 1);
-  Varint(&index, 6), index += "key139";
+  Varint(&index, 6), index += "key199";
   Varint(&index, 0), Varint(&index, block.size());
   Varint(&index, 0);
-  Varint(&index, 40);
+  Varint(&index, 100);
   const std::string index_block = StoredRaw(index);
   const Handle meta_at{block.size() + filter.size(), meta_block.size()};
   const Handle index_at{meta_at.offset + meta_at.size, index_block.size()};
@@ -190,8 +202,8 @@ TEST(TableFormat, GoldenTableHash) {
   const std::string written =
       testing::BuildTable(testing::MakeEntries(300, 40), testing::Options(FilterMode::kPerBlock, 1024));
   ASSERT_EQ(written.substr(written.size() - 8), "LBSSTABL");
-  EXPECT_EQ(written.size(), 14873u);
-  EXPECT_EQ(XXH3_64bits(written.data(), written.size()), 16760788267326466102ull);
+  EXPECT_EQ(written.size(), 14875u);
+  EXPECT_EQ(XXH3_64bits(written.data(), written.size()), 11317632447169528031ull);
 }
 
 }  // namespace

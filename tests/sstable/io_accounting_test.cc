@@ -140,9 +140,9 @@ TEST(IoAccounting, FilterMemoryIsTheSumOfTheFilters) {
   EXPECT_NEAR(8.0 * static_cast<double>(sum - table->num_blocks()) / 5000, 10.0,
               4.0 * static_cast<double>(table->num_blocks()) / 5000);
 
-  // A whole-file filter of 4 KiB or more is rounded up to whole lines.
+  // A whole-file filter likewise: 5000 keys at 10 bits/key, 6250 bytes.
   ASSERT_TRUE(OpenTable(BuildTable(entries, Options(FilterMode::kPerFile, 1024)), {}, &table).ok());
-  EXPECT_EQ(table->file_filter().size(), (5000u * 10 / 8 + 63) / 64 * 64);
+  EXPECT_EQ(table->file_filter().size(), 6250u);
   EXPECT_EQ(table->filter_memory(), table->file_filter().size() + 5);
 }
 

@@ -19,12 +19,14 @@
 // power over X instead of taking the k-th power of the mean (Jensen: the
 // textbook form is a lower bound).
 //
-// Split filter, P parts, part j of m_j bits, n keys. Each key picks one part
-// uniformly, so the keys in part j are Binomial(n, 1/P) (exactly, not
-// Poisson: the total is n). An absent key picks part j with probability 1/P:
-//     FPR_split = (1/P) sum_j sum_i Binom(i; n, 1/P) FPR_std(m_j, i, k).
-// Parts of equal size share the inner sum, so a filter of parts of two sizes
-// costs two such sums.
+// Split filter, parts j of m_j bits, n keys. Each key picks one part, part j
+// with probability p_j (1/P for a uniform choice among P parts, m_j / m for a
+// choice proportional to size), so the keys in part j are Binomial(n, p_j)
+// (exactly, not Poisson: the total is n). An absent key picks part j with
+// the same probability:
+//     FPR_split = sum_j p_j sum_i Binom(i; n, p_j) FPR_std(m_j, i, k).
+// Parts of equal size share the inner sum, so a filter of parts of a few
+// sizes costs a few such sums.
 
 #pragma once
 
@@ -46,8 +48,11 @@ class FiniteBloomFpr {
     uint64_t parts = 0;
     uint64_t bits_per_part = 0;
   };
-  // FPR_split above for parts in one or more groups of equal size.
+  // FPR_split above, a key choosing uniformly among all parts.
   double Split(uint64_t keys, const std::vector<PartGroup>& groups, int probes);
+  // FPR_split above, a key choosing a part with probability proportional to
+  // its bits.
+  double SplitBySize(uint64_t keys, const std::vector<PartGroup>& groups, int probes);
 
  private:
   // The chain of one (m, k): the law of X after the keys added so far, and
@@ -58,6 +63,8 @@ class FiniteBloomFpr {
     std::vector<double> fpr_given_keys;
   };
   Chain& ChainFor(uint64_t bits, int probes, uint64_t keys);
+  // sum_i Binom(i; n, p) FPR_std(bits, i, k).
+  double Mixture(uint64_t keys, double p, uint64_t bits, int probes);
   std::map<std::pair<uint64_t, int>, Chain> chains_;
 };
 
