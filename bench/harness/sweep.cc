@@ -2,6 +2,7 @@
 
 #include "sweep.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,19 +13,27 @@
 
 namespace linebloom::harness {
 
-uint64_t SweepWork(const Workload& w, size_t num_bits, size_t present_lookups) {
+namespace {
+bool Wanted(const std::string& name, const std::vector<std::string>& only) {
+  return name == "none" || only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+}  // namespace
+
+uint64_t SweepWork(const Workload& w, size_t num_bits, size_t present_lookups, const std::vector<std::string>& only) {
   const uint64_t per_config = w.keys.size() + w.absent.size() + present_lookups;
-  const uint64_t configs_per_bits = HaveRocksdb() ? 4 : 2;
+  uint64_t configs_per_bits = 0;
+  for (const ConfigSpec& spec : StandardConfigs(10)) configs_per_bits += spec.name != "none" && Wanted(spec.name, only);
   return per_config * (1 + configs_per_bits * num_bits);
 }
 
-bool RunSweep(const Workload& w, const RunOptions& options, const std::vector<double>& bits, Progress* progress,
-              std::vector<SweepPoint>* points, std::string* error) {
+bool RunSweep(const Workload& w, const RunOptions& options, const std::vector<double>& bits,
+              const std::vector<std::string>& only, Progress* progress, std::vector<SweepPoint>* points,
+              std::string* error) {
   std::string unused_note;
   bool have_none = false;
   for (double b : bits) {
     for (const ConfigSpec& spec : StandardConfigs(b)) {
-      if (spec.name == "none" && have_none) continue;
+      if ((spec.name == "none" && have_none) || !Wanted(spec.name, only)) continue;
       SweepPoint p;
       p.nominal_bits = b;
       if (!RunConfig(spec, w, options, progress, &p.result, &unused_note, error)) return false;
