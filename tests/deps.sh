@@ -5,7 +5,7 @@ set -euo pipefail
 LINEBLOOM_PACKAGES=(
   build-essential cmake pkg-config
   libxxhash-dev liblz4-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-  librocksdb-dev rocksdb-tools
+  librocksdb-dev rocksdb-tools libgflags2.2
   clang-14 libclang-rt-14-dev
 )
 missing=()

@@ -2,20 +2,26 @@
 # The test command (CI runs exactly this): installs dependencies, then
 #   1. release:  builds everything (Release) and runs every CTest test,
 #                including the benchmark and harness smoke runs;
-#   2. sanitize: the whole suite under AddressSanitizer+UndefinedBehavior-
+#   2. rocksdb11: the RocksDB plugin's suite (ctest -L rocksdb) against the
+#                prebuilt RocksDB 11.8.1 and a compile-only check against
+#                every RocksDB header set (tests/rocksdb/stage_rocksdb11.sh;
+#                own build directory; skipped with a message where
+#                /work/shared/rocksdb is missing, a failure then under CI=true);
+#   3. sanitize: the whole suite under AddressSanitizer+UndefinedBehavior-
 #                Sanitizer, the concurrency tests under ThreadSanitizer
 #                (tests/sanitize.sh, own build directories);
-#   3. fuzz:     each libFuzzer target for FUZZ_SECONDS (default 20) from its
+#   4. fuzz:     each libFuzzer target for FUZZ_SECONDS (default 20) from its
 #                committed corpus (tests/fuzz/smoke.sh).
-# Usage: tests/run.sh [stage...]   (default: release sanitize fuzz)
-# Env: BUILD_DIR (default build/), JOBS (default nproc), FUZZ_SECONDS.
+# Usage: tests/run.sh [stage...]   (default: release rocksdb11 sanitize fuzz)
+# Env: BUILD_DIR (default build/), JOBS (default nproc), FUZZ_SECONDS,
+#      LINEBLOOM_SHARED_ROCKSDB (default /work/shared/rocksdb), CI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tests/deps.sh"
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 stages=("$@")
-if ((${#stages[@]} == 0)); then stages=(release sanitize fuzz); fi
+if ((${#stages[@]} == 0)); then stages=(release rocksdb11 sanitize fuzz); fi
 
 for stage in "${stages[@]}"; do
   echo "=== tests/run.sh: $stage ($(date -u +%H:%M:%S))"
@@ -25,9 +31,10 @@ for stage in "${stages[@]}"; do
       cmake --build "$build" -j "$jobs"
       ctest --test-dir "$build" --output-on-failure -j "$jobs"
       ;;
+    rocksdb11) "$root/tests/rocksdb/stage_rocksdb11.sh" "$build-rocksdb11" "$jobs" ;;
     sanitize) JOBS=$jobs "$root/tests/sanitize.sh" all ;;
     fuzz) "$root/tests/fuzz/smoke.sh" "${FUZZ_SECONDS:-20}" ;;
-    *) echo "unknown stage '$stage' (release, sanitize, fuzz)" >&2; exit 2 ;;
+    *) echo "unknown stage '$stage' (release, rocksdb11, sanitize, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "=== tests/run.sh: all stages passed ($(date -u +%H:%M:%S))"

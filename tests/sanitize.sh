@@ -32,7 +32,7 @@ run_asan() {
 run_tsan() {
   local build=$root/build-tsan
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DLINEBLOOM_SANITIZE=thread -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_WITH_ROCKSDB=OFF >/dev/null
+    -DLINEBLOOM_SANITIZE=thread -DLINEBLOOM_BUILD_BENCH=OFF -DLINEBLOOM_BUILD_ROCKSDB=OFF >/dev/null
   cmake --build "$build" -j "$jobs" --target concurrency_tests
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitize.tsan.supp" \
     ctest --test-dir "$build" --output-on-failure -j "$jobs" -L '^concurrency$'

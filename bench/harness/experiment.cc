@@ -22,7 +22,6 @@ namespace linebloom::harness {
 
 using sstable::FilterMode;
 using sstable::LookupStats;
-using sstable::Status;
 using sstable::TableReader;
 using sstable::TableWriter;
 using Clock = std::chrono::steady_clock;
@@ -124,7 +123,7 @@ bool HaveRocksdb() {
 std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   std::vector<ConfigSpec> configs;
   configs.push_back({"none", FilterMode::kNone, nullptr, nullptr});
-  auto lb = sstable::NewLinebloomFilterPolicy({.bits_per_key = bits_per_key});
+  auto lb = sstable::NewLinebloomBlockFilterPolicy({.bits_per_key = bits_per_key});
   auto lb_predict = [](std::string_view parameters, std::string_view filter, uint64_t offset, uint64_t keys,
                        FiniteBloomFpr* model) {
     return sstable::LinebloomFilterFpr(parameters, filter.size(), offset, keys, model);
@@ -166,7 +165,7 @@ bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& opti
                                .string();
   std::string memory;
   std::unique_ptr<TableWriter> writer;
-  Status s = options.in_memory ? TableWriter::Open(sstable::NewStringWritableFile(&memory), wo, &writer)
+  Status s = options.in_memory ? TableWriter::Open(NewStringWritableFile(&memory), wo, &writer)
                                : TableWriter::Create(path, wo, &writer);
   const auto build_start = Clock::now();
   for (size_t i = 0; s.ok() && i < w.keys.size(); ++i) {
@@ -186,8 +185,8 @@ bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& opti
   sstable::TableReaderOptions ro;
   if (spec.policy) ro.filter_policies = {spec.policy};
   std::unique_ptr<TableReader> table;
-  s = options.in_memory ? TableReader::Open(sstable::NewMemoryFile("(memory)", std::move(memory)), ro, &table)
-                        : TableReader::Open(path, sstable::IoMode::kBuffered, ro, &table);
+  s = options.in_memory ? TableReader::Open(NewMemoryFile("(memory)", std::move(memory)), ro, &table)
+                        : TableReader::Open(path, IoMode::kBuffered, ro, &table);
   if (!s.ok()) {
     *error = spec.name + ": opening the table: " + s.ToString();
     return false;
@@ -235,7 +234,7 @@ bool RunConfig(const ConfigSpec& spec, const Workload& w, const RunOptions& opti
   if (options.direct && !options.in_memory) {
     progress->SetPhase(spec.name + ": O_DIRECT");
     std::unique_ptr<TableReader> direct;
-    s = TableReader::Open(path, sstable::IoMode::kDirect, ro, &direct);
+    s = TableReader::Open(path, IoMode::kDirect, ro, &direct);
     if (s.IsNotSupported()) {
       *direct_note = s.message() + "; O_DIRECT columns skipped (use --dir on a disk-backed filesystem)";
     } else if (!s.ok()) {

@@ -17,8 +17,6 @@
 namespace linebloom::harness {
 namespace {
 
-using sstable::Status;
-
 // Which level each key lives in: a seeded shuffle, so every level spans the
 // whole key range and every absent lookup must consult every level.
 std::vector<std::vector<size_t>> AssignLevels(size_t num_keys, const std::vector<uint64_t>& per_level) {
@@ -47,7 +45,7 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     options.sync_on_finish = false;
     if (level.bits_per_key > 0) {
       options.filter_mode = sstable::FilterMode::kPerFile;
-      options.filter_policy = sstable::NewLinebloomFilterPolicy(
+      options.filter_policy = sstable::NewLinebloomBlockFilterPolicy(
           {.bits_per_key = level.bits_per_key, .num_probes = alloc.num_probes[l]});
     } else {
       options.filter_mode = sstable::FilterMode::kNone;
@@ -61,7 +59,7 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     }
     if (s.ok()) s = writer->Finish();
     std::unique_ptr<sstable::TableReader> reader;
-    if (s.ok()) s = sstable::TableReader::Open(path, sstable::IoMode::kBuffered, {}, &reader);
+    if (s.ok()) s = sstable::TableReader::Open(path, IoMode::kBuffered, {}, &reader);
     unlink(path.c_str());  // the open reader keeps the file
     if (!s.ok()) {
       *error = s.ToString();

@@ -40,16 +40,16 @@ class Reader final : public sstable::TableFilterReader {
 
   // RocksDB's reader trusts its input (its SST blocks are checksummed, as
   // ours are); only the fast cache-local Bloom layout is accepted here.
-  sstable::Status AddFilter(std::string_view bytes) override {
+  Status AddFilter(std::string_view bytes) override {
     RocksdbBloomShape shape;
     if (!ParseRocksdbBloom(bytes, &shape)) {
-      return sstable::Status::Corruption("not a RocksDB format_version 5 Bloom filter");
+      return Status::Corruption("not a RocksDB format_version 5 Bloom filter");
     }
     std::unique_ptr<rocksdb::FilterBitsReader> reader(
         policy_.GetFilterBitsReader(rocksdb::Slice(bytes.data(), bytes.size())));
-    if (!reader) return sstable::Status::Corruption("RocksDB refused the filter");
+    if (!reader) return Status::Corruption("RocksDB refused the filter");
     readers_.push_back(std::move(reader));
-    return sstable::Status::Ok();
+    return Status::Ok();
   }
   bool MayMatch(size_t i, std::string_view key) const override {
     return readers_[i]->MayMatch(rocksdb::Slice(key.data(), key.size()));
@@ -70,11 +70,11 @@ class Policy final : public sstable::BlockFilterPolicy {
     return std::make_unique<Builder>(*policy_);
   }
 
-  sstable::Status NewTableReader(std::string_view parameters,
+  Status NewTableReader(std::string_view parameters,
                                  std::unique_ptr<sstable::TableFilterReader>* out) const override {
-    if (!parameters.empty()) return sstable::Status::Corruption("RocksDB Bloom filters take no table parameters");
+    if (!parameters.empty()) return Status::Corruption("RocksDB Bloom filters take no table parameters");
     *out = std::make_unique<Reader>(*policy_);
-    return sstable::Status::Ok();
+    return Status::Ok();
   }
 
  private:

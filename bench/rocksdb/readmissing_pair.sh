@@ -13,7 +13,9 @@
 # policy, alternating, so drift on a shared machine hits both. Prints ops/s and the false-positive rate from db_bench's statistics
 # (full.positive / (useful + full.positive)).
 #
-# usage: bench/rocksdb/readmissing_pair.sh PLUGIN_SO
+# usage: bench/rocksdb/readmissing_pair.sh PLUGIN_SO|-
+#   PLUGIN_SO is preloaded into db_bench for both policies; "-" preloads
+#   nothing, for a db_bench with linebloom built in (ROCKSDB_PLUGINS).
 # env:   NUM (keys, default 1000000)  READS (default NUM)  REPEATS
 #        WORKDIR (default /tmp/linebloom-readmissing)  DB_BENCH (default db_bench)
 #        (REPEATS defaults to 5)
@@ -28,8 +30,14 @@
 # Filters beyond the L3 cache: at 10 bits/key each key costs 1.25 bytes of
 # filter, so NUM=64000000 gives ~80 MiB of filters, e.g.
 #   NUM=48000000 READS=2000000 VALUE_SIZE=16 FILL=fillseq bench/rocksdb/readmissing_pair.sh build/integration/rocksdb/liblinebloom_rocksdb.so
+# RocksDB 11.8.1 (built-in filter with its AVX2 probe, -march=haswell): the
+# prebuilt tools with the plugin built against 11.8.1 preloaded, or the
+# db_bench of integration/rocksdb/plugin/build_rocksdb_with_plugin.sh:
+#   DB_BENCH=/work/shared/rocksdb/11.8.1/bin/db_bench bench/rocksdb/readmissing_pair.sh build-11.8.1/integration/rocksdb/liblinebloom_rocksdb.so
+#   DB_BENCH=~/.cache/linebloom/rocksdb-11.8.1-build/db_bench bench/rocksdb/readmissing_pair.sh -
 set -eu
-plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
+plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so, or - for none}
+[ "$plugin" = - ] || [ -r "$plugin" ] || { echo "no plugin at $plugin" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 num=${NUM:-1000000}
 reads=${READS:-$num}
@@ -47,11 +55,13 @@ work=${WORKDIR:-/tmp/linebloom-readmissing}
 db_bench=${DB_BENCH:-db_bench}
 mkdir -p "$work"
 
-# The plugin is preloaded for both policies, so both runs execute the same
-# binary image; only the OPTIONS file differs.
+# The plugin (if any) is preloaded for both policies, so both runs execute
+# the same binary image; only the OPTIONS file differs.
+preload=$plugin
+[ "$plugin" != - ] || preload=
 run() {  # policy benchmarks extra-args...
   policy=$1 benchmarks=$2; shift 2
-  LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$policy" --options_file="$here/$policy.OPTIONS" \
+  LD_PRELOAD="$preload" "$db_bench" --db="$work/db-$policy" --options_file="$here/$policy.OPTIONS" \
     --benchmarks="$benchmarks" --num="$num" --value_size="$value_size" --threads=1 --statistics "$@"
 }
 
@@ -77,6 +87,8 @@ cpu_of_times() {
   awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } print t }' "$1"
 }
 
+# Which RocksDB ran (db_bench prints its version in its header).
+grep -m1 '^RocksDB:' "$work/fill-linebloom.out" >&2 || true
 printf '%-10s %4s %12s %12s %10s %10s %9s\n' policy run ops/s cpu-ns/op useful positive fpr%
 r=1
 while [ $r -le "$repeats" ]; do

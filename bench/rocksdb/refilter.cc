@@ -45,6 +45,7 @@
 #include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/options_util.h>
 
+#include "linebloom/rocksdb/api_shims.h"
 #include "linebloom/rocksdb/registration.h"
 
 namespace {
@@ -178,13 +179,12 @@ int main(int argc, char** argv) {
   for (auto& cf : cfs) cf.options.disable_auto_compactions = true;
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(db_options, db_path, cfs, &handles, &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  s = linebloom::rocksdb_plugin::OpenDB(db_options, db_path, cfs, &handles, &db);
   if (!s.ok()) {
     std::fprintf(stderr, "linebloom-refilter: open %s: %s\n", db_path.c_str(), s.ToString().c_str());
     return 2;
   }
-  std::unique_ptr<rocksdb::DB> db(raw);
 
   int rc = 0;
   for (rocksdb::ColumnFamilyHandle* cf : handles) {

@@ -22,11 +22,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "linebloom/filter_format.h"
 #include "linebloom/filter_options.h"
 
 namespace linebloom::internal {
 
-inline constexpr size_t kBlockBytes = 64;
 inline constexpr uint32_t kProbeMultiplier = 0x9E3779B9u;
 
 inline size_t BlockIndex(uint64_t hash, size_t num_blocks) {

@@ -6,12 +6,8 @@
 #include <array>
 #include <bit>
 #include <cassert>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
-
 #include <memory>
-#include <new>
 #include <utility>
 
 #include "block_probe.h"
@@ -22,32 +18,21 @@
 
 namespace linebloom {
 
-using internal::kBlockBytes;
-using internal::kTrailerBytes;
-
-// A block index is computed from 32 bits of hash, so at most 2^32 - 1 blocks.
-static constexpr size_t kMaxBlocks = 0xFFFFFFFFu;
-
-uint64_t KeyHash(std::string_view key, uint32_t seed) { return internal::HashKey(key, seed); }
-
-size_t NumBlocksFor(size_t num_keys, double bits_per_key) {
-  if (num_keys == 0) return 0;
-  double blocks = std::ceil(static_cast<double>(num_keys) * bits_per_key / (kBlockBytes * 8));
-  if (blocks < 1) return 1;
-  if (blocks > static_cast<double>(kMaxBlocks)) return kMaxBlocks;
-  return static_cast<size_t>(blocks);
-}
-
 FilterBuilder::FilterBuilder(const FilterOptions& options)
-    : options_(options),
-      bits_per_key_(options.EffectiveBitsPerKey()),
-      num_probes_(options.EffectiveProbes()) {}
+    : options_(options), bits_per_key_(options.EffectiveBitsPerKey()) {}
+
+int FilterBuilder::ProbesForKeys(size_t num_keys) {
+  if (options_.num_probes != 0) return ProbesFor(options_, num_keys);
+  auto [it, inserted] = probes_by_keys_.try_emplace(num_keys, 0);
+  if (inserted) it->second = ProbesFor(options_, num_keys);
+  return it->second;
+}
 
 // 256 Ki hashes = 2 MiB, one huge page: large enough that per-chunk work is
 // negligible, small enough that a chunk's unused tail is a small share of a
 // big filter. On huge pages the hashes of a large build cost one page fault
-// per 2 MiB instead of one per 4 KiB; on this project's VMs a 4 KiB fault
-// costs microseconds, more than hashing the 512 keys whose hashes fill it.
+// per 2 MiB instead of one per 4 KiB: a page fault costs more than hashing
+// the 512 keys whose hashes fill a 4 KiB page.
 static constexpr size_t kMinChunk = 64;
 static constexpr size_t kMaxChunk = internal::kHugePageBytes / sizeof(uint64_t);
 
@@ -69,8 +54,8 @@ __attribute__((noinline)) void FilterBuilder::StartChunk(size_t capacity) {
 
 // At most one chunk of kMaxChunk ahead: one larger allocation would be
 // 2 MiB-aligned memory of its own, which glibc maps afresh (and the kernel
-// zeroes) on every build, where 2 MiB chunks cost the same per key as the
-// chunks of an unreserved build (API build at 1 MiB: 9.2 vs 6.9 ns/key).
+// zeroes) on every build, where 2 MiB chunks are reused memory and cost the
+// same per key as the chunks of an unreserved build.
 void FilterBuilder::Reserve(size_t n) {
   if (n > num_keys_ && capacity_ - fill_ < n - num_keys_) StartChunk(std::min(n - num_keys_, kMaxChunk));
 }
@@ -93,7 +78,7 @@ void FilterBuilder::AddKey(std::string_view key) { AppendHash(internal::HashKey(
 void FilterBuilder::AddHash(uint64_t hash) { AppendHash(hash); }
 
 size_t FilterBuilder::FinishedSize() const {
-  return NumBlocksFor(num_keys_, bits_per_key_) * kBlockBytes + kTrailerBytes;
+  return FilterBytesFor(num_keys_, bits_per_key_);
 }
 
 namespace {
@@ -110,9 +95,9 @@ __attribute__((always_inline)) inline void SetAllBody(unsigned char* blocks, siz
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) {
-      internal::PrefetchBlockForWrite(blocks + internal::BlockIndex(hashes[i + kAhead], num_blocks) * kBlockBytes);
+      internal::PrefetchBlockForWrite(blocks + internal::BlockIndex(hashes[i + kAhead], num_blocks) * kFilterBlockBytes);
     }
-    unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kBlockBytes;
+    unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kFilterBlockBytes;
     const uint32_t a = internal::ProbeState(hashes[i]);
     for (int j = 0; j < kProbes; ++j) internal::SetBit(block, internal::ProbeBit(a, j));
   }
@@ -130,8 +115,9 @@ struct PortableSetAll {
 #if defined(__x86_64__)
 // The same loop for CPUs of the AVX2 kernel (which all have BMI2): shlx
 // takes its shift count from any register and does not overwrite its
-// source, so setting a bit takes one instruction fewer -- 11 fewer per key
-// at k = 6 (callgrind: 66 -> 55). The bytes are identical (kernel_test).
+// source, so setting a bit needs no move of the count into cl and no copy of
+// the value shifted: about two instructions fewer per probe. The bytes are
+// identical (kernel_test).
 template <int kProbes>
 struct Bmi2SetAll {
   __attribute__((target("avx2,bmi2"))) static void Run(unsigned char* blocks, size_t num_blocks,
@@ -161,14 +147,13 @@ SetAllFn SetAllFor(int num_probes) {
 
 // Filters larger than this are built partitioned (below). On 4 KiB pages
 // every random block of a large filter is also a TLB miss, and partitioning
-// pays from about the size of L2 on. On huge pages the prefetched random
-// build is the faster one as far as we could measure: 13.4 M keys (16 MiB)
-// 11-15 vs 14-19 ns/key, 107 M keys (128 MiB) 15-19 vs 18-21 ns/key
-// (driver, warm memory, runs alternated), since partitioning writes and
-// re-reads 8 bytes per key of scratch. Beyond the TLB's reach for 2 MiB
-// pages (~1 GiB and up on current x86) partitioning is kept.
-constexpr size_t kPartitionAboveBlocks = (size_t{1} << 20) / kBlockBytes;
-constexpr size_t kPartitionAboveBlocksOnHugePages = (size_t{1} << 30) / kBlockBytes;
+// pays from about the size of L2 on. On huge pages a random block costs a
+// cache miss but no TLB miss, which the prefetches hide, while partitioning
+// writes and re-reads 8 bytes of scratch per key; so the random build is
+// kept up to the TLB's reach for 2 MiB pages (about 1 GiB on current x86:
+// a few thousand second-level entries), and partitioning beyond it.
+constexpr size_t kPartitionAboveBlocks = (size_t{1} << 20) / kFilterBlockBytes;
+constexpr size_t kPartitionAboveBlocksOnHugePages = (size_t{1} << 30) / kFilterBlockBytes;
 // Target region per partition: 256 blocks = 16 KiB, comfortably in L1/L2.
 constexpr int kLogBlocksPerPartition = 8;
 constexpr int kMaxLogPartitions = 12;
@@ -208,20 +193,21 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   assert(out.size() == FinishedSize());
   SealChunk();
   const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
+  const int num_probes = ProbesForKeys(num_keys_);
   auto* bytes = reinterpret_cast<unsigned char*>(out.data());
   internal::AdviseHugePages(bytes, out.size());
-  std::memset(bytes, 0, num_blocks * kBlockBytes);
+  std::memset(bytes, 0, num_blocks * kFilterBlockBytes);
   if (num_blocks > (internal::HugePagesEnabled() ? kPartitionAboveBlocksOnHugePages : kPartitionAboveBlocks)) {
-    SetAllPartitioned(bytes, num_blocks, chunks_, num_keys_, num_probes_);
+    SetAllPartitioned(bytes, num_blocks, chunks_, num_keys_, num_probes);
   } else {
-    const SetAllFn set_all = SetAllFor(num_probes_);
+    const SetAllFn set_all = SetAllFor(num_probes);
     for (const auto& chunk : chunks_) set_all(bytes, num_blocks, chunk.hashes.get(), chunk.size);
   }
 
   internal::Trailer trailer;
   trailer.seed = options_.seed;
-  trailer.num_probes = static_cast<uint8_t>(num_probes_);
-  internal::EncodeTrailer(trailer, bytes, num_blocks * kBlockBytes);
+  trailer.num_probes = static_cast<uint8_t>(num_probes);
+  internal::EncodeTrailer(trailer, bytes, num_blocks * kFilterBlockBytes);
   // Keep the first chunk's memory: a builder reused for many small filters
   // (one per data block) then allocates nothing per filter.
   if (!chunks_.empty()) {
@@ -231,29 +217,6 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   fill_ = 0;
   capacity_ = chunks_.empty() ? 0 : chunks_.front().capacity;
   num_keys_ = 0;
-}
-
-void* AllocateFilterMemory(size_t size) {
-  const size_t alignment = size >= internal::kHugePageBytes ? internal::kHugePageBytes : kBlockBytes;
-  void* memory = nullptr;
-  // posix_memalign, not aligned_alloc: the size need not be rounded up to
-  // the alignment, so a filter just over 2 MiB does not reserve 4.
-  if (posix_memalign(&memory, alignment, std::max<size_t>(size, 1)) != 0) throw std::bad_alloc();
-  // Only the whole huge pages inside the filter are hinted: a partly used
-  // last one would cost a full 2 MiB of memory.
-  internal::AdviseHugePages(memory, size);
-  return memory;
-}
-
-void FreeFilterMemory(void* memory) { std::free(memory); }
-
-AlignedFilter::AlignedFilter(size_t size)
-    : data_(static_cast<char*>(AllocateFilterMemory(size))), size_(size) {}
-
-AlignedFilter AlignedFilter::Copy(std::string_view bytes) {
-  AlignedFilter filter(bytes.size());
-  std::memcpy(filter.data_.get(), bytes.data(), bytes.size());
-  return filter;
 }
 
 AlignedFilter FilterBuilder::FinishAligned() {

@@ -15,9 +15,6 @@
 
 namespace linebloom {
 
-using internal::kBlockBytes;
-using internal::kTrailerBytes;
-
 const char* ParseErrorMessage(ParseError error) {
   switch (error) {
     case ParseError::kOk: return "ok";
@@ -39,7 +36,7 @@ alignas(64) const unsigned char FilterReader::kEmptyBlock[64] = {};
 ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
                                 const ParseOptions& options) {
   auto fail = [](ParseError e) { return ParseResult{e}; };
-  if (bytes.size() < kTrailerBytes) return fail(ParseError::kTooShort);
+  if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
   // The version is checked before any other field: a future version may
   // give every other byte a new meaning.
@@ -48,13 +45,13 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
   if (t.hash_scheme != internal::kHashSchemeXxh3Fastrange) return fail(ParseError::kBadHashScheme);
   if (t.num_probes < kMinProbes || t.num_probes > kMaxProbes) return fail(ParseError::kBadProbes);
   if (t.reserved != 0) return fail(ParseError::kBadReservedField);
-  const size_t body = bytes.size() - kTrailerBytes;
-  if (body % kBlockBytes != 0) return fail(ParseError::kBadSize);
-  if (body / kBlockBytes > 0xFFFFFFFFu) return fail(ParseError::kTooManyBlocks);
+  const size_t body = bytes.size() - kFilterTrailerBytes;
+  if (body % kFilterBlockBytes != 0) return fail(ParseError::kBadSize);
+  if (body / kFilterBlockBytes > kMaxFilterBlocks) return fail(ParseError::kTooManyBlocks);
   if (options.verify_checksum && internal::StoredChecksum(bytes) != internal::ComputeChecksum(bytes)) {
     return fail(ParseError::kChecksumMismatch);
   }
-  reader->num_blocks_ = body / kBlockBytes;
+  reader->num_blocks_ = body / kFilterBlockBytes;
   reader->blocks_ = reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data());
   reader->num_probes_ = t.num_probes;
   reader->seed_ = t.seed;
@@ -73,7 +70,7 @@ struct PortableProbe {
 template <typename Probe>
 __attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks,
                                                      int num_probes, uint64_t hash, Probe probe) {
-  return probe(blocks + internal::BlockIndex(hash, num_blocks) * kBlockBytes, internal::ProbeState(hash),
+  return probe(blocks + internal::BlockIndex(hash, num_blocks) * kFilterBlockBytes, internal::ProbeState(hash),
                num_probes);
 }
 
@@ -165,7 +162,7 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
     const size_t end = std::min(n, start + kChunk);
     for (size_t i = start; i < end; ++i) {
       const uint64_t hash = hash_of(i);
-      chunk.block[i - start] = blocks + internal::BlockIndex(hash, num_blocks) * kBlockBytes;
+      chunk.block[i - start] = blocks + internal::BlockIndex(hash, num_blocks) * kFilterBlockBytes;
       internal::PrefetchBlock(chunk.block[i - start]);
       chunk.state[i - start] = internal::ProbeState(hash);
     }

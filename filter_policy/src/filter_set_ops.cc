@@ -22,7 +22,7 @@ template <typename Op>
 std::optional<std::string> Combine(const FilterReader& a, const FilterReader& b, Op op) {
   if (!SameParameters(a, b)) return std::nullopt;
   const std::string_view x = a.blocks(), y = b.blocks();
-  std::string out(x.size() + internal::kTrailerBytes, '\0');
+  std::string out(x.size() + kFilterTrailerBytes, '\0');
   for (size_t i = 0; i < x.size(); ++i) {
     out[i] = static_cast<char>(op(static_cast<unsigned char>(x[i]), static_cast<unsigned char>(y[i])));
   }
@@ -33,7 +33,7 @@ std::optional<std::string> Combine(const FilterReader& a, const FilterReader& b,
   return out;
 }
 
-uint64_t TotalBits(const FilterReader& f) { return uint64_t{f.num_blocks()} * kBlockBits; }
+uint64_t TotalBits(const FilterReader& f) { return uint64_t{f.num_blocks()} * kFilterBlockBits; }
 
 }  // namespace
 

@@ -14,7 +14,7 @@ namespace {
 constexpr int kGridPerBit = 8;
 
 // FPR_blk at the best probe count on the grid b = 1 + i / 8. Computed once
-// per process (505 points, ~0.2 s) and shared; read-only afterwards.
+// per process (505 points) and shared; read-only afterwards.
 struct FprGrid {
   std::vector<double> bits, fpr;
   std::vector<int> probes;

@@ -21,9 +21,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "linebloom/filter_format.h"
+
 namespace linebloom::internal {
 
-inline constexpr size_t kTrailerBytes = 16;
 inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};

@@ -2,7 +2,7 @@
 
 #include "data_block.h"
 
-#include "coding.h"
+#include "linebloom/foundation/coding.h"
 
 namespace linebloom::sstable::internal {
 

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "coding.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
+#include "linebloom/foundation/coding.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
 #include "split_filter.h"
@@ -46,11 +46,17 @@ uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
 // cache lines (they decide its parts): every 8th of the 64 for a filter of
 // up to 512 bytes that some position cuts; position 0 alone for one that no
 // position cuts, or for a larger one, whose many parts make the position
-// all but irrelevant. The rate is unimodal in k, so a walk downhill from
-// k = c ln 2 finds the minimum.
+// all but irrelevant. Position 0 alone, too, when the 8 positions would
+// cost the model more than ~10^8 steps (two chains of keys * k * 8 S steps
+// each; every block of up to 16 KiB at up to 22 bits/key stays below).
+// The rate is unimodal in k, so a walk downhill from k = c ln 2 finds the
+// minimum.
 int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
   FiniteBloomFpr model;
-  const uint64_t positions = filter_bytes + 63 <= internal::kLinePairBytes || filter_bytes > 512 ? 1 : 8;
+  const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
+  const double work = 16.0 * static_cast<double>(keys) * (c * std::log(2.0) + 1) * 8.0 * static_cast<double>(filter_bytes);
+  const uint64_t positions =
+      filter_bytes + 63 <= internal::kLinePairBytes || filter_bytes > 512 || work > 1.2e8 ? 1 : 8;
   auto fpr = [&](int k) {
     double sum = 0;
     for (uint64_t i = 0; i < positions; ++i) {
@@ -58,7 +64,6 @@ int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
     }
     return sum / static_cast<double>(positions);
   };
-  const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
   int best = std::clamp(static_cast<int>(std::lround(c * std::log(2.0))), kMinProbes, kMaxProbes);
   double best_fpr = fpr(best);
   for (int step : {-1, +1}) {
@@ -150,42 +155,20 @@ class SplitPolicy final : public BlockFilterPolicy {
 
 // --- linebloom.blocked512 ---
 
-// Small filters are rounded up to whole 64-byte blocks: a data block of 32
-// keys at 10 bits/key gets 512 bits, 16 per key. The probe count is chosen
-// for the bits the filter really has (unless the caller fixed it).
+// Keys go straight into one FilterBuilder, reused for every filter of the
+// table: it rounds each filter up to whole 64-byte blocks and picks the k
+// for the bits the filter really has (unless options fix it).
 class Blocked512Builder final : public BlockFilterBuilder {
  public:
-  explicit Blocked512Builder(const FilterOptions& options) : options_(options) {}
+  explicit Blocked512Builder(const FilterOptions& options) : builder_(options) {}
 
-  void AddKey(std::string_view key) override {
-    const uint64_t h = KeyHash(key, options_.seed);
-    if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
-  }
-  size_t NumKeys() const override { return hashes_.size(); }
-
-  std::string Finish() override {
-    FilterOptions options = options_;
-    if (options.num_probes == 0 && !hashes_.empty()) options.num_probes = ProbesFor(hashes_.size());
-    FilterBuilder builder(options);
-    for (uint64_t h : hashes_) builder.AddHash(h);
-    hashes_.clear();
-    return builder.Finish();
-  }
+  void AddKey(std::string_view key) override { builder_.AddKey(key); }
+  size_t NumKeys() const override { return builder_.NumKeys(); }
+  std::string Finish() override { return builder_.Finish(); }
   std::string Parameters() const override { return {}; }
 
  private:
-  int ProbesFor(size_t keys) {
-    const size_t blocks = NumBlocksFor(keys, options_.EffectiveBitsPerKey());
-    const double actual = static_cast<double>(blocks) * kBlockBits / static_cast<double>(keys);
-    // One block holds exactly `keys` keys, a standard Bloom filter of 512
-    // bits; with more blocks the occupancy varies and the blocked optimum
-    // (a smaller k) applies.
-    return std::clamp(blocks == 1 ? OptimalStandardProbes(actual) : OptimalBlockedProbes(actual), kMinProbes,
-                      kMaxProbes);
-  }
-
-  FilterOptions options_;
-  std::vector<uint64_t> hashes_;
+  FilterBuilder builder_;
 };
 
 class Blocked512Reader final : public TableFilterReader {
@@ -225,7 +208,7 @@ class Blocked512Policy final : public BlockFilterPolicy {
 
 }  // namespace
 
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomFilterPolicy(const FilterOptions& options) {
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options) {
   return std::make_shared<SplitPolicy>(options);
 }
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable::internal {
 

@@ -7,7 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "coding.h"
+#include "linebloom/foundation/coding.h"
 
 namespace linebloom::sstable::internal {
 namespace {

@@ -33,6 +33,13 @@ inline constexpr char kTableMagic[8] = {'L', 'B', 'S', 'S', 'T', 'A', 'B', 'L'};
 inline constexpr size_t kMaxPolicyNameSize = 255;
 inline constexpr size_t kMaxFilterParametersSize = 255;
 
+// Bytes of the varint encoding of v.
+inline size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
 struct BlockHandle {
   uint64_t offset = 0;
   uint64_t size = 0;  // stored bytes, trailer included

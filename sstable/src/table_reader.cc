@@ -7,7 +7,6 @@
 #include <cstring>
 #include <vector>
 
-#include "coding.h"
 #include "reader_impl.h"
 
 namespace linebloom::sstable {

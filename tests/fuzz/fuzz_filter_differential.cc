@@ -6,13 +6,14 @@
 //  - no inserted key is ever reported absent, by any query path;
 //  - the bytes equal the ones docs/FORMAT.md prescribes (reference_filter.h),
 //    and are the same whether built by Finish, FinishInto or a reused builder;
-//  - sizing and probe choice follow filter_builder.h / filter_options.h;
+//  - sizing and probe choice follow filter_format.h / filter_options.h;
 //  - single, batch, hash and hash-batch queries agree on keys not inserted;
 //  - when the SIMD kernels exist (linebloom/kernel.h), every kernel the CPU
 //    supports builds byte-identical filters and gives identical answers.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include "fuzz_kernels.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
+#include "linebloom/filter_format.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 #include "reference_filter.h"
@@ -136,6 +138,17 @@ void CheckOptions(const FilterOptions& o, int builder_probes) {
   else FUZZ_CHECK(k == o.num_probes, "in-range probes kept");
 }
 
+// The k a filter of num_keys keys in num_blocks blocks is built with
+// (filter_format.h): fixed probes as given; else the optimum for the bits
+// per key after rounding, c' = 512 num_blocks / num_keys -- the standard
+// filter's in one block, the blocked filter's in several.
+int ExpectedProbes(const FilterOptions& o, size_t num_keys, size_t num_blocks) {
+  if (o.num_probes != 0 || num_keys == 0) return o.EffectiveProbes();
+  const double actual = static_cast<double>(num_blocks) * 512 / static_cast<double>(num_keys);
+  const int k = num_blocks == 1 ? OptimalStandardProbes(actual) : OptimalBlockedProbes(actual);
+  return std::clamp(k, kMinProbes, kMaxProbes);
+}
+
 void CheckSize(size_t num_keys, double bits_per_key, size_t num_blocks) {
   FUZZ_CHECK((num_blocks == 0) == (num_keys == 0), "no blocks exactly when no keys");
   if (num_keys == 0) return;
@@ -196,6 +209,9 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   FUZZ_CHECK(builder.NumKeys() == distinct.size(), "NumKeys counts entries minus adjacent repeats");
   const size_t num_blocks = NumBlocksFor(distinct.size(), c.options.EffectiveBitsPerKey());
   CheckSize(distinct.size(), c.options.EffectiveBitsPerKey(), num_blocks);
+  const int num_probes = ExpectedProbes(c.options, distinct.size(), num_blocks);
+  FUZZ_CHECK(ProbesFor(c.options, distinct.size()) == num_probes, "k is chosen after rounding to whole blocks");
+  FUZZ_CHECK(builder.num_probes() == num_probes, "the builder reports the k Finish uses");
   FUZZ_CHECK(builder.FinishedSize() == num_blocks * ref::kBlockBytes + ref::kTrailerBytes,
              "FinishedSize is blocks plus trailer");
 
@@ -205,12 +221,12 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   AddAll(c, builder);  // the reset builder, reused
   const std::string bytes = builder.Finish();
   FUZZ_CHECK(bytes == into, "Finish == FinishInto, and a reused builder builds the same filter");
-  FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, builder.num_probes(), c.options.seed),
+  FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, num_probes, c.options.seed),
              "the bytes are the ones FORMAT.md prescribes");
 
   FilterReader reader;
   FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
-  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == builder.num_probes() &&
+  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes &&
                  reader.seed() == c.options.seed,
              "the reader sees the builder's parameters");
   *answers = CheckQueries(c, bytes, reader);

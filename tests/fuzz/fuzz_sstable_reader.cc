@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_options.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
@@ -147,7 +147,7 @@ Written ChooseTable(FuzzedDataProvider& in) {
                                      .num_probes = in.ConsumeIntegralInRange<int>(0, 24),
                                      .seed = in.ConsumeIntegral<uint32_t>()};
   w.options.filter_policy = in.ConsumeBool() ? NewLinebloomBlocked512Policy(filter_options)
-                                             : NewLinebloomFilterPolicy(filter_options);
+                                             : NewLinebloomBlockFilterPolicy(filter_options);
   w.options.sync_on_finish = in.ConsumeBool();
   // Bulk entries give multi-block tables from short inputs; values repeat
   // their key so LZ4 has something to compress.

@@ -17,8 +17,8 @@
 #include <memory>
 #include <string>
 
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/block_filter.h"
-#include "linebloom/sstable/file.h"
 #include "linebloom/sstable/table_writer.h"
 
 namespace {
@@ -34,7 +34,7 @@ std::string Table(int rows, FilterMode mode, bool compress, size_t block_size, b
   options.block_size = block_size;
   std::string bytes;
   std::unique_ptr<TableWriter> writer;
-  if (!TableWriter::Open(NewStringWritableFile(&bytes, "fuzz.sst"), options, &writer).ok()) std::abort();
+  if (!TableWriter::Open(linebloom::NewStringWritableFile(&bytes, "fuzz.sst"), options, &writer).ok()) std::abort();
   for (int i = 0; i < rows; ++i) {
     const std::string key = std::string("row").append(std::to_string(1000 + i));
     if (!writer->Add(key, std::string("value-of-").append(key)).ok()) std::abort();

@@ -24,14 +24,11 @@
 #include <vector>
 
 #include "linebloom/kvstore/env.h"
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 
 namespace linebloom::fuzz {
 
 using kvstore::FileLock;
-using sstable::RandomAccessFile;
-using sstable::Status;
-using sstable::WritableFile;
 
 class MemoryEnv final : public kvstore::Env {
  public:
@@ -69,13 +66,13 @@ class MemoryEnv final : public kvstore::Env {
     *file = std::make_unique<File>(this, path);
     return Status::Ok();
   }
-  Status NewRandomAccessFile(const std::string& path, sstable::IoMode,
+  Status NewRandomAccessFile(const std::string& path, IoMode,
                              std::unique_ptr<RandomAccessFile>* file) override {
     std::lock_guard lock(mu_);
     auto it = files_.find(path);
     if (it == files_.end()) return Status::NotFound(path + ": no such file");
     // A snapshot: the store only reads files it no longer writes.
-    *file = sstable::NewMemoryFile(path, it->second);
+    *file = NewMemoryFile(path, it->second);
     return Status::Ok();
   }
   Status ReadFileToString(const std::string& path, std::string* contents) override {

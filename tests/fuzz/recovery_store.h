@@ -42,7 +42,7 @@ inline PreparedStore PrepareStore(bool base_run) {
   MemoryEnv env;
   kvstore::Options options;
   options.env = &env;
-  auto must = [](const sstable::Status& s, const char* what) {
+  auto must = [](const Status& s, const char* what) {
     if (!s.ok()) {
       std::fprintf(stderr, "PrepareStore: %s: %s\n", what, s.ToString().c_str());
       std::abort();
@@ -62,11 +62,11 @@ inline PreparedStore PrepareStore(bool base_run) {
   out.manifest_path = std::string(kStoreDir) + "/MANIFEST";
   for (const auto& [path, contents] : out.files) {
     if (path.size() > 4 && path.compare(path.size() - 4, 4, ".log") == 0) {
-      if (!out.log_path.empty()) must(sstable::Status::Corruption("two logs"), "find log");
+      if (!out.log_path.empty()) must(Status::Corruption("two logs"), "find log");
       out.log_path = path;
     }
   }
-  if (out.log_path.empty()) must(sstable::Status::Corruption("no log"), "find log");
+  if (out.log_path.empty()) must(Status::Corruption("no log"), "find log");
   return out;
 }
 

@@ -204,9 +204,8 @@ TEST(RocksdbDamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
       ::rocksdb::Options options = MakeOptions(policy, mode);
       auto logger = std::make_shared<CapturingLogger>();
       options.info_log = logger;
-      ::rocksdb::DB* raw = nullptr;
-      const ::rocksdb::Status open = ::rocksdb::DB::Open(options, dir.path(), &raw);
-      std::unique_ptr<::rocksdb::DB> db(raw);
+      std::unique_ptr<::rocksdb::DB> db;
+      const ::rocksdb::Status open = OpenDB(options, dir.path(), &db);
       const char* label = partitioned ? (cached ? "partitioned+cached" : "partitioned")
                                       : (cached ? "full+cached" : "full");
       if (!open.ok()) {

@@ -20,6 +20,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
+#include "linebloom/rocksdb/api_shims.h"
 #include "test_keys.h"
 
 namespace linebloom::rocksdb_plugin::testing {
@@ -81,10 +82,10 @@ inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPol
 
 inline std::unique_ptr<::rocksdb::DB> OpenDb(const ::rocksdb::Options& options,
                                              const std::string& path) {
-  ::rocksdb::DB* raw = nullptr;
-  const ::rocksdb::Status s = ::rocksdb::DB::Open(options, path, &raw);
+  std::unique_ptr<::rocksdb::DB> db;
+  const ::rocksdb::Status s = OpenDB(options, path, &db);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<::rocksdb::DB>(raw);
+  return db;
 }
 
 // A deterministic 100-byte value for `key`.

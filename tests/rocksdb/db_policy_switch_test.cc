@@ -130,7 +130,7 @@ TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
   ASSERT_EQ(cfs.size(), 1u);
   const auto* table = cfs[0].options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
   ASSERT_NE(table, nullptr);
-  const auto* loaded = dynamic_cast<const LinebloomFilterPolicy*>(table->filter_policy.get());
+  const auto* loaded = table->filter_policy->CheckedCast<LinebloomFilterPolicy>();
   ASSERT_NE(loaded, nullptr) << (table->filter_policy ? table->filter_policy->Name() : "none");
   EXPECT_EQ(loaded->options().bits_per_key, 7.5);
   EXPECT_EQ(loaded->options().num_probes, 4);
@@ -138,10 +138,9 @@ TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
 
   // Reopen from the loaded options; new files use the loaded policy.
   std::vector<::rocksdb::ColumnFamilyHandle*> handles;
-  ::rocksdb::DB* raw = nullptr;
+  std::unique_ptr<::rocksdb::DB> db;
   db_options.statistics = ::rocksdb::CreateDBStatistics();
-  ASSERT_TRUE(::rocksdb::DB::Open(db_options, dir.path(), cfs, &handles, &raw).ok());
-  std::unique_ptr<::rocksdb::DB> db(raw);
+  ASSERT_TRUE(OpenDB(db_options, dir.path(), cfs, &handles, &db).ok());
   ExpectAllFound(*db, present);
   const auto more = Keys(2 * kKeys, kKeys, 2);
   PutAll(*db, more);
@@ -160,9 +159,8 @@ TEST(RocksdbOptionsValidation, OpenRejectsOutOfRangeBitsPerKey) {
   bad.bits_per_key = 0.25;
   TempDir dir;
   ::rocksdb::Options options = MakeOptions(NewLinebloomFilterPolicy(bad), FilterMode());
-  ::rocksdb::DB* raw = nullptr;
-  const ::rocksdb::Status s = ::rocksdb::DB::Open(options, dir.path(), &raw);
-  std::unique_ptr<::rocksdb::DB> db(raw);
+  std::unique_ptr<::rocksdb::DB> db;
+  const ::rocksdb::Status s = OpenDB(options, dir.path(), &db);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
 }
 

@@ -1,17 +1,17 @@
 #!/bin/sh
-# Smoke run of bench/rocksdb/level_aware_pair.sh (the issue-7 evidence
+# Smoke run of bench/rocksdb/level_aware_pair.sh (the level-aware comparison
 # script) on a small DB, so it cannot rot: one fill, three refiltered copies,
 # readmissing on each. Checks what the comparison rests on: every copy holds
 # exactly the fill's data (ldb scan identical), every SST of a copy carries
 # its configuration's filter, and the report has a row per configuration.
 #
-# usage: level_aware_pair_smoke.sh PLUGIN_SO LDB SST_DUMP WORKDIR
+# usage: level_aware_pair_smoke.sh PLUGIN_SO DB_BENCH LDB SST_DUMP WORKDIR
 set -eu
-plugin=$1 ldb=$2 sst_dump=$3 work=$4
+plugin=$1 db_bench=$2 ldb=$3 sst_dump=$4 work=$5
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work"
 out="$work.out"
-NUM=20000 READS=2000 WORKDIR="$work" LDB="$ldb" SST_DUMP="$sst_dump" \
+NUM=20000 READS=2000 WORKDIR="$work" DB_BENCH="$db_bench" LDB="$ldb" SST_DUMP="$sst_dump" \
   sh "$root/bench/rocksdb/level_aware_pair.sh" "$plugin" >"$out" 2>&1 ||
   { cat "$out"; echo "FAIL: level_aware_pair.sh exited with an error"; exit 1; }
 

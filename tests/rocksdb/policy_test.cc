@@ -246,7 +246,7 @@ class RocksdbOptionStrings : public ::testing::Test {
   }
   const LinebloomFilterPolicy& AsLinebloom(
       const std::shared_ptr<const ::rocksdb::FilterPolicy>& policy) {
-    auto* lb = dynamic_cast<const LinebloomFilterPolicy*>(policy.get());
+    auto* lb = policy->CheckedCast<LinebloomFilterPolicy>();
     EXPECT_NE(lb, nullptr) << (policy ? policy->Name() : "null");
     static const LinebloomFilterPolicy kNone;
     return lb ? *lb : kNone;

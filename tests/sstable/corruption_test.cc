@@ -16,7 +16,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "coding.h"
+#include "linebloom/foundation/coding.h"
 #include "data_block.h"
 #include "stored_block.h"
 #include "table_format.h"
@@ -372,7 +372,7 @@ TEST(StoredBlocks, MalformedLz4PayloadsAreCorruption) {
   auto forge = [](std::string payload, uint8_t type) {
     payload.push_back(static_cast<char>(type));
     const uint32_t sum = static_cast<uint32_t>(XXH3_64bits(payload.data(), payload.size()));
-    internal::PutFixed32(&payload, sum);
+    PutFixed32(&payload, sum);
     return payload;
   };
   std::string scratch;

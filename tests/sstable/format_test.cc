@@ -140,7 +140,7 @@ TEST(TableFormat, PerBlockFiltersFollowTheDataBlocks) {
   TableWriterOptions options;
   options.block_size = 124;
   options.compress = false;
-  options.filter_policy = NewLinebloomFilterPolicy({.bits_per_key = 100, .num_probes = 6});
+  options.filter_policy = NewLinebloomBlockFilterPolicy({.bits_per_key = 100, .num_probes = 6});
   const std::string written = testing::BuildTable(entries, options);
 
   std::string data, filters, index;
@@ -177,7 +177,7 @@ TEST(TableFormat, WholeFileFilterIsSplitIntoLinePairs) {
   TableWriterOptions options;
   options.filter_mode = FilterMode::kPerFile;
   options.compress = false;
-  options.filter_policy = NewLinebloomFilterPolicy({.bits_per_key = 20, .num_probes = 9});
+  options.filter_policy = NewLinebloomBlockFilterPolicy({.bits_per_key = 20, .num_probes = 9});
   const std::string written = testing::BuildTable(entries, options);
 
   const std::string block = DataBlock(entries);

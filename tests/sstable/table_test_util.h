@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
 #include "linebloom/sstable/table_reader.h"
 
 namespace linebloom::sstable {

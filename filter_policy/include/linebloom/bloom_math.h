@@ -42,9 +42,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace linebloom {
+#include "linebloom/filter_format.h"
 
-inline constexpr int kBlockBits = 512;
+namespace linebloom {
 
 // (1 - e^(-k/c))^k.
 double StandardFpr(double bits_per_key, int num_probes);
@@ -54,9 +54,9 @@ int OptimalStandardProbes(double bits_per_key);
 double StandardBitsPerKeyForFpr(double target_fpr);
 
 // The exact Poisson mixture above, with B = block_bits (k <= kMaxProbes).
-double BlockedFpr(double bits_per_key, int num_probes, int block_bits = kBlockBits);
+double BlockedFpr(double bits_per_key, int num_probes, int block_bits = kFilterBlockBits);
 // The classic approximation (a lower bound on BlockedFpr).
-double BlockedFprClassic(double bits_per_key, int num_probes, int block_bits = kBlockBits);
+double BlockedFprClassic(double bits_per_key, int num_probes, int block_bits = kFilterBlockBits);
 // argmin_k BlockedFpr(c, k) over k in [kMinProbes, kMaxProbes].
 int OptimalBlockedProbes(double bits_per_key);
 // The least c (to 1e-4) with min_k BlockedFpr(c, k) <= p; found by bisection

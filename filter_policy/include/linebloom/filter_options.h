@@ -21,8 +21,9 @@ inline constexpr double kMaxBitsPerKey = 100.0;
 struct FilterOptions {
   // Memory per distinct key. 9.9 and 10 give different filters.
   double bits_per_key = 10.0;
-  // Probes per key; 0 picks the k that minimises the false-positive rate of a
-  // 512-bit blocked filter at `bits_per_key` (see OptimalBlockedProbes).
+  // Probes per key; 0 picks the k that minimises the false-positive rate at
+  // the bits per key the filter has after rounding up to whole blocks
+  // (ProbesFor in filter_format.h).
   int num_probes = 0;
   // Seed of the XXH3 key hash. Filters that are unioned or intersected must
   // share it (and their size and probes).
@@ -34,7 +35,8 @@ struct FilterOptions {
 
   // bits_per_key clamped to [kMinBitsPerKey, kMaxBitsPerKey] (NaN -> 10).
   double EffectiveBitsPerKey() const;
-  // num_probes if set (clamped to [kMinProbes, kMaxProbes]), else the optimum.
+  // num_probes if set (clamped to [kMinProbes, kMaxProbes]), else the
+  // blocked optimum at bits_per_key (before any rounding to whole blocks).
   int EffectiveProbes() const;
 };
 

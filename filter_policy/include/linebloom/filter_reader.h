@@ -39,7 +39,7 @@ struct ParseResult {
 };
 
 struct ParseOptions {
-  // Verify the XXH3 checksum over the whole filter (one pass, ~10 GB/s). A
+  // Verify the XXH3 checksum over the whole filter (one pass over it). A
   // flipped bit that clears a filter bit would otherwise be a false
   // negative. Turn off only when the container already checksums the bytes.
   bool verify_checksum = true;

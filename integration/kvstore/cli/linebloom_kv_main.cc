@@ -21,7 +21,7 @@ namespace {
 
 using linebloom::kvstore::KvStore;
 using linebloom::kvstore::Options;
-using linebloom::kvstore::Status;
+using linebloom::Status;
 
 constexpr int kExitAbsent = 1;
 constexpr int kExitStoreError = 2;

@@ -78,7 +78,7 @@ FaultInjectionEnv::FaultInjectionEnv(Env* base) : base_(base) {}
 FaultInjectionEnv::~FaultInjectionEnv() = default;
 
 void FaultInjectionEnv::Arm(uint64_t nth, FaultMode mode) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ops_ = 0;
   fail_at_ = nth;
   mode_ = mode;
@@ -88,7 +88,7 @@ void FaultInjectionEnv::Arm(uint64_t nth, FaultMode mode) {
 }
 
 void FaultInjectionEnv::Disarm() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   ops_ = 0;
   fail_at_ = 0;
   crashed_ = false;
@@ -96,27 +96,27 @@ void FaultInjectionEnv::Disarm() {
 }
 
 uint64_t FaultInjectionEnv::op_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return ops_;
 }
 
 bool FaultInjectionEnv::fault_fired() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return fired_;
 }
 
 bool FaultInjectionEnv::crashed() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return crashed_;
 }
 
 std::vector<std::string> FaultInjectionEnv::op_log() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return log_;
 }
 
 FaultInjectionEnv::Verdict FaultInjectionEnv::NextOp(const std::string& what) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (crashed_) return Verdict::kFail;  // a dead process does no more I/O
   ++ops_;
   log_.push_back(what);
@@ -131,17 +131,17 @@ FaultInjectionEnv::Verdict FaultInjectionEnv::NextOp(const std::string& what) {
 }
 
 Status FaultInjectionEnv::Refuse(const std::string& what) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return Status::IOError(std::string(crashed_ ? "simulated crash" : "injected error").append(": ").append(what));
 }
 
 void FaultInjectionEnv::OnAppend(const std::string& path, uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   files_[path].size += bytes;
 }
 
 void FaultInjectionEnv::OnSync(const std::string& path) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   FileState& f = files_[path];
   f.synced = f.size;
 }
@@ -164,7 +164,7 @@ Status FaultInjectionEnv::NewWritableFile(const std::string& path, std::unique_p
   const bool existed = base_->GetFileSize(path, &old_size).ok();
   if (Status s = base_->NewWritableFile(path, &base); !s.ok()) return s;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     // Truncating an existing file changes its inode, not the directory: after
     // a power loss it holds what was synced since (nothing yet).
     files_[path] = FileState{};
@@ -180,7 +180,7 @@ Status FaultInjectionEnv::NewAppendableFile(const std::string& path, std::unique
   if (Status s = base_->GetFileSize(path, &size); !s.ok()) return s;
   if (Status s = base_->NewAppendableFile(path, &base); !s.ok()) return s;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     // Bytes already there are taken as durable unless this Env wrote them.
     auto [it, inserted] = files_.try_emplace(path, FileState{size, size});
     if (!inserted) it->second.size = size;
@@ -189,7 +189,7 @@ Status FaultInjectionEnv::NewAppendableFile(const std::string& path, std::unique
   return Status::Ok();
 }
 
-Status FaultInjectionEnv::NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+Status FaultInjectionEnv::NewRandomAccessFile(const std::string& path, IoMode mode,
                                               std::unique_ptr<RandomAccessFile>* file) {
   return base_->NewRandomAccessFile(path, mode, file);
 }
@@ -216,11 +216,11 @@ Status FaultInjectionEnv::RenameFile(const std::string& from, const std::string&
   std::optional<std::string> lost;
   uint64_t size = 0;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (base_->GetFileSize(to, &size).ok()) lost = DurableContents(to);
   }
   if (Status s = base_->RenameFile(from, to); !s.ok()) return s;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (auto it = files_.find(from); it != files_.end()) {
     files_[to] = it->second;
     files_.erase(from);
@@ -236,11 +236,11 @@ Status FaultInjectionEnv::RemoveFile(const std::string& path) {
   if (const Verdict v = NextOp(what); v != Verdict::kProceed) return Refuse(what);
   std::optional<std::string> lost;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     lost = DurableContents(path);
   }
   if (Status s = base_->RemoveFile(path); !s.ok()) return s;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   files_.erase(path);
   dir_ops_.push_back({DirOp::Kind::kRemove, DirOf(path), path, {}, std::move(lost)});
   return Status::Ok();
@@ -250,7 +250,7 @@ Status FaultInjectionEnv::TruncateFile(const std::string& path, uint64_t size) {
   const std::string what = Describe("truncate", path, std::to_string(size));
   if (const Verdict v = NextOp(what); v != Verdict::kProceed) return Refuse(what);
   if (Status s = base_->TruncateFile(path, size); !s.ok()) return s;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   files_[path] = FileState{size, size};  // the base Env makes truncation durable
   return Status::Ok();
 }
@@ -259,7 +259,7 @@ Status FaultInjectionEnv::SyncDir(const std::string& dir) {
   const std::string what = Describe("syncdir", dir);
   if (const Verdict v = NextOp(what); v != Verdict::kProceed) return Refuse(what);
   if (Status s = base_->SyncDir(dir); !s.ok()) return s;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   std::erase_if(dir_ops_, [&](const DirOp& op) { return op.dir == dir; });
   return Status::Ok();
 }
@@ -269,7 +269,7 @@ Status FaultInjectionEnv::LockFile(const std::string& path, std::unique_ptr<File
 }
 
 Status FaultInjectionEnv::SimulatePowerLoss(PowerLossMode mode, uint64_t seed) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   // 1. Unsynced appends are lost.
   for (const auto& [path, state] : files_) {
     uint64_t size = 0;

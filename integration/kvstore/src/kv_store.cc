@@ -89,6 +89,9 @@ KvStore::Impl::Impl(std::string dir, const Options& options)
 KvStore::Impl::~Impl() { (void)Close(); }
 
 Status KvStore::Impl::Recover() {
+  // Nothing else can reach the store yet, so the lock costs nothing; holding
+  // it keeps recovery under the same rules as every later writer.
+  MutexLock lock(&write_mu_);
   if (options_.create_if_missing) {
     if (Status s = env_->CreateDirIfMissing(dir_); !s.ok()) return s;
   }
@@ -122,7 +125,7 @@ Status KvStore::Impl::Recover() {
     version->runs.push_back(std::move(run));
   }
   {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(&state_mu_);
     version_ = std::move(version);
     mem_ = std::make_shared<internal::MemTable>();
   }
@@ -131,8 +134,7 @@ Status KvStore::Impl::Recover() {
   LoadStats();
   closed_ = false;
 
-  std::lock_guard lock(write_mu_);
-  if (mem_->ApproximateBytes() >= options_.write_buffer_size) {
+  if (View().mem->ApproximateBytes() >= options_.write_buffer_size) {
     Status f = FlushLocked();
     if (f.ok()) f = MaybeCompactLocked();
     if (!f.ok()) SetBackgroundError(f);
@@ -186,7 +188,7 @@ Status KvStore::Impl::ReplayLog() {
     if (s.IsNotFound()) return Status::Corruption(path + ": missing, but the MANIFEST names it as the log");
     return s;
   }
-  internal::MemTable* mem = mem_.get();
+  const std::shared_ptr<internal::MemTable> mem = View().mem;
   internal::WalReplayResult result;
   Status s = internal::ReplayWal(
       path, contents,
@@ -225,7 +227,7 @@ Status KvStore::Impl::ReplayLog() {
 void KvStore::Impl::RemoveObsoleteFiles() {
   std::set<uint64_t> live;
   {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(&state_mu_);
     for (const auto& run : version_->runs) live.insert(run->meta().file_number);
   }
   std::vector<std::string> names;
@@ -264,7 +266,7 @@ void KvStore::Impl::LoadStats() {
   for (const auto& [level, c] : saved.levels) {
     if (level < kMaxLevels) level_counters_[level].Add(c);
   }
-  std::lock_guard lock(state_mu_);
+  MutexLock lock(&state_mu_);
   for (const auto& run : version_->runs) {
     if (auto it = saved.runs.find(run->meta().file_number); it != saved.runs.end()) run->counters().Add(it->second);
   }
@@ -278,7 +280,7 @@ void KvStore::Impl::SaveStats() {
     if (c.lookups > 0) saved.levels[level] = c;
   }
   {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(&state_mu_);
     for (const auto& run : version_->runs) saved.runs[run->meta().file_number] = run->counters().Load();
   }
   const std::string tmp = internal::StatsTempFileName(dir_);
@@ -290,7 +292,7 @@ void KvStore::Impl::SaveStats() {
 }
 
 Status KvStore::Impl::Close() {
-  std::lock_guard lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (closed_) {
     lock_.reset();
     return Status::Ok();
@@ -313,12 +315,12 @@ Status KvStore::Impl::CheckOpen() const {
 }
 
 KvStore::Impl::ReadView KvStore::Impl::View() const {
-  std::lock_guard lock(state_mu_);
+  MutexLock lock(&state_mu_);
   return {mem_, version_};
 }
 
 void KvStore::Impl::SetBackgroundError(const Status& s) {
-  std::lock_guard lock(background_error_mu_);
+  MutexLock lock(&background_error_mu_);
   background_error_ = s.ToString();
 }
 

@@ -10,19 +10,20 @@
 //    under the lock and then works without it; a flush or compaction swaps
 //    in new ones. Runs live as long as some snapshot holds them.
 //
-// Internal header.
+// The rules are annotations (LINEBLOOM_GUARDED_BY, LINEBLOOM_REQUIRES) that
+// clang's -Wthread-safety checks. Internal header.
 
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "compaction_picker.h"
+#include "linebloom/foundation/mutex.h"
 #include "linebloom/kvstore/kv_store.h"
 #include "manifest.h"
 #include "memtable.h"
@@ -60,8 +61,8 @@ class KvStore::Impl {
 
   // Recovery (kv_store.cc).
   Status CreateStore(internal::ManifestState* state);
-  Status ReplayLog();
-  void RemoveObsoleteFiles();
+  Status ReplayLog() LINEBLOOM_REQUIRES(write_mu_);
+  void RemoveObsoleteFiles() LINEBLOOM_REQUIRES(write_mu_);
   void LoadStats();
   void SaveStats();
   // Copies the operation counts (gets .. compactions) into `to`: a
@@ -77,18 +78,20 @@ class KvStore::Impl {
     to->compactions = compactions_;
   }
 
-  // Writers (kv_store_write.cc); write_mu_ held.
-  Status FlushLocked();
-  Status MaybeCompactLocked();
-  Status CompactLocked(const internal::CompactionPick& pick);
+  // Writers (kv_store_write.cc).
+  Status FlushLocked() LINEBLOOM_REQUIRES(write_mu_);
+  Status MaybeCompactLocked() LINEBLOOM_REQUIRES(write_mu_);
+  Status CompactLocked(const internal::CompactionPick& pick) LINEBLOOM_REQUIRES(write_mu_);
   // Writes `input` as a run at `level`. Its filters are sized for
   // estimated_entries (an upper bound) next to the runs in `others`, which
   // stay live (filter_allocation.h).
   Status BuildRun(internal::MergingIterator* input, int level, bool drop_tombstones, uint64_t estimated_entries,
-                  std::span<const internal::RunShape> others, std::shared_ptr<internal::Run>* run);
+                  std::span<const internal::RunShape> others, std::shared_ptr<internal::Run>* run)
+      LINEBLOOM_REQUIRES(write_mu_);
   // Installs `version` with `log_number` as the new MANIFEST; on failure
   // removes `new_files` unless the rename happened (then the error sticks).
-  Status InstallLocked(const Version& version, uint64_t log_number, const std::vector<std::string>& new_files);
+  Status InstallLocked(const Version& version, uint64_t log_number, const std::vector<std::string>& new_files)
+      LINEBLOOM_REQUIRES(write_mu_);
   void RemoveRunFiles(uint64_t number);
   void SetBackgroundError(const Status& s);
 
@@ -97,21 +100,21 @@ class KvStore::Impl {
   Env* const env_;
   std::unique_ptr<FileLock> lock_;
 
-  mutable std::mutex write_mu_;
-  std::unique_ptr<internal::WalWriter> wal_;  // guarded by write_mu_
-  uint64_t log_number_ = 0;                    // guarded by write_mu_
-  uint64_t next_file_number_ = 1;              // guarded by write_mu_
+  mutable Mutex write_mu_;
+  std::unique_ptr<internal::WalWriter> wal_ LINEBLOOM_GUARDED_BY(write_mu_);
+  uint64_t log_number_ LINEBLOOM_GUARDED_BY(write_mu_) = 0;
+  uint64_t next_file_number_ LINEBLOOM_GUARDED_BY(write_mu_) = 1;
   // A failed log write, or a MANIFEST rename whose durability is unknown:
-  // writes are refused until the store is reopened. Guarded by write_mu_.
-  Status sticky_error_;
+  // writes are refused until the store is reopened.
+  Status sticky_error_ LINEBLOOM_GUARDED_BY(write_mu_);
   std::atomic<bool> closed_{true};
 
-  mutable std::mutex state_mu_;
-  std::shared_ptr<internal::MemTable> mem_;  // guarded by state_mu_
-  std::shared_ptr<const Version> version_;   // guarded by state_mu_
+  mutable Mutex state_mu_;
+  std::shared_ptr<internal::MemTable> mem_ LINEBLOOM_GUARDED_BY(state_mu_);
+  std::shared_ptr<const Version> version_ LINEBLOOM_GUARDED_BY(state_mu_);
 
-  mutable std::mutex background_error_mu_;
-  std::string background_error_;
+  mutable Mutex background_error_mu_;
+  std::string background_error_ LINEBLOOM_GUARDED_BY(background_error_mu_);
 
   mutable std::atomic<uint64_t> gets_{0}, memtable_hits_{0}, scans_{0};
   std::atomic<uint64_t> puts_{0}, deletes_{0}, flushes_{0}, compactions_{0};

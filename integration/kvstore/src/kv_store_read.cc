@@ -102,7 +102,7 @@ StoreStats KvStore::Impl::Stats() const {
     }
   }
   {
-    std::lock_guard lock(background_error_mu_);
+    MutexLock lock(&background_error_mu_);
     s.background_error = background_error_;
   }
   return s;

@@ -45,7 +45,7 @@ Status KvStore::Impl::Write(const WriteBatch& batch) {
                                       });
   if (!s.ok()) return s;
 
-  std::lock_guard lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (s = CheckOpen(); !s.ok()) return s;
   if (!sticky_error_.ok()) return sticky_error_;
   if (batch.Count() == 0) return Status::Ok();
@@ -58,7 +58,7 @@ Status KvStore::Impl::Write(const WriteBatch& batch) {
   }
   std::shared_ptr<internal::MemTable> mem;
   {
-    std::lock_guard state_lock(state_mu_);
+    MutexLock state_lock(&state_mu_);
     mem = mem_;
   }
   (void)internal::ForEachBatchOp(batch.rep(), "write batch",
@@ -79,7 +79,7 @@ Status KvStore::Impl::Write(const WriteBatch& batch) {
 }
 
 Status KvStore::Impl::Flush() {
-  std::lock_guard lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (Status s = CheckOpen(); !s.ok()) return s;
   if (!sticky_error_.ok()) return sticky_error_;
   if (Status s = FlushLocked(); !s.ok()) return s;
@@ -87,7 +87,7 @@ Status KvStore::Impl::Flush() {
 }
 
 Status KvStore::Impl::Compact() {
-  std::lock_guard lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (Status s = CheckOpen(); !s.ok()) return s;
   if (!sticky_error_.ok()) return sticky_error_;
   if (Status s = FlushLocked(); !s.ok()) return s;
@@ -138,7 +138,7 @@ Status KvStore::Impl::FlushLocked() {
   if (s = InstallLocked(next, new_log_number, new_files); !s.ok()) return s;
 
   {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(&state_mu_);
     version_ = std::make_shared<const Version>(std::move(next));
     mem_ = std::make_shared<internal::MemTable>();
   }
@@ -199,7 +199,7 @@ Status KvStore::Impl::CompactLocked(const internal::CompactionPick& pick) {
   if (Status s = InstallLocked(next, log_number_, new_files); !s.ok()) return s;
 
   {
-    std::lock_guard lock(state_mu_);
+    MutexLock lock(&state_mu_);
     version_ = std::make_shared<const Version>(std::move(next));
   }
   // Readers holding the old version keep their open files; unlinking only

@@ -7,8 +7,8 @@
 
 #include <set>
 
-#include "coding.h"
 #include "file_names.h"
+#include "linebloom/foundation/coding.h"
 #include "linebloom/kvstore/kv_store.h"
 
 namespace linebloom::kvstore::internal {
@@ -25,8 +25,8 @@ std::string EncodeManifest(const ManifestState& state) {
     PutFixed64(&out, r.num_entries);
     PutFixed64(&out, r.table_size);
     PutFixed64(&out, r.filter_size);
-    PutBytes32(&out, r.smallest);
-    PutBytes32(&out, r.largest);
+    PutFixed32LengthPrefixed(&out, r.smallest);
+    PutFixed32LengthPrefixed(&out, r.largest);
   }
   PutFixed64(&out, XXH3_64bits(out.data(), out.size()));
   return out;
@@ -52,10 +52,10 @@ Status DecodeManifest(const std::string& name, std::string_view bytes, ManifestS
     return corrupt("checksum mismatch");
   }
 
-  ByteReader in(body.substr(kManifestMagic.size() + 4));
+  Decoder in(body.substr(kManifestMagic.size() + 4));
   ManifestState s;
   uint32_t num_runs = 0;
-  if (!in.ReadU64(&s.next_file_number) || !in.ReadU64(&s.log_number) || !in.ReadU32(&num_runs)) {
+  if (!in.GetFixed64(&s.next_file_number) || !in.GetFixed64(&s.log_number) || !in.GetFixed32(&num_runs)) {
     return corrupt("truncated header");
   }
   if (num_runs > body.size()) return corrupt("impossible run count");
@@ -63,9 +63,9 @@ Status DecodeManifest(const std::string& name, std::string_view bytes, ManifestS
   for (uint32_t i = 0; i < num_runs; ++i) {
     RunMeta r;
     std::string_view smallest, largest;
-    if (!in.ReadU64(&r.file_number) || !in.ReadU32(&r.level) || !in.ReadU64(&r.num_entries) ||
-        !in.ReadU64(&r.table_size) || !in.ReadU64(&r.filter_size) ||
-        !in.ReadBytes32(kMaxKeySize, &smallest) || !in.ReadBytes32(kMaxKeySize, &largest)) {
+    if (!in.GetFixed64(&r.file_number) || !in.GetFixed32(&r.level) || !in.GetFixed64(&r.num_entries) ||
+        !in.GetFixed64(&r.table_size) || !in.GetFixed64(&r.filter_size) ||
+        !in.GetFixed32LengthPrefixed(kMaxKeySize, &smallest) || !in.GetFixed32LengthPrefixed(kMaxKeySize, &largest)) {
       return corrupt(std::string("truncated run ").append(std::to_string(i)));
     }
     r.smallest.assign(smallest);

@@ -2,12 +2,11 @@
 
 #include "memtable.h"
 
-#include <mutex>
 
 namespace linebloom::kvstore::internal {
 
 void MemTable::Apply(EntryKind kind, std::string_view key, std::string_view value) {
-  std::unique_lock lock(mu_);
+  WriterMutexLock lock(&mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) {
     it = entries_.emplace(std::string(key), MemEntry{}).first;
@@ -21,7 +20,7 @@ void MemTable::Apply(EntryKind kind, std::string_view key, std::string_view valu
 }
 
 std::optional<MemEntry> MemTable::Get(std::string_view key) const {
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   const auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
   return it->second;
@@ -29,7 +28,7 @@ std::optional<MemEntry> MemTable::Get(std::string_view key) const {
 
 std::vector<std::pair<std::string, MemEntry>> MemTable::Range(std::string_view from,
                                                               std::optional<std::string_view> to) const {
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   std::vector<std::pair<std::string, MemEntry>> out;
   for (auto it = entries_.lower_bound(from); it != entries_.end(); ++it) {
     if (to && !(std::string_view(it->first) < *to)) break;
@@ -39,12 +38,12 @@ std::vector<std::pair<std::string, MemEntry>> MemTable::Range(std::string_view f
 }
 
 size_t MemTable::ApproximateBytes() const {
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   return bytes_;
 }
 
 size_t MemTable::Count() const {
-  std::shared_lock lock(mu_);
+  ReaderMutexLock lock(&mu_);
   return entries_.size();
 }
 

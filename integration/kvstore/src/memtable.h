@@ -9,12 +9,12 @@
 #include <cstddef>
 #include <map>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "entry.h"
+#include "linebloom/foundation/mutex.h"
 
 namespace linebloom::kvstore::internal {
 
@@ -43,9 +43,9 @@ class MemTable {
   // roughly, so the flush threshold tracks real memory.
   static constexpr size_t kEntryOverhead = 96;
 
-  mutable std::shared_mutex mu_;
-  std::map<std::string, MemEntry, std::less<>> entries_;
-  size_t bytes_ = 0;
+  mutable SharedMutex mu_;
+  std::map<std::string, MemEntry, std::less<>> entries_ LINEBLOOM_GUARDED_BY(mu_);
+  size_t bytes_ LINEBLOOM_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace linebloom::kvstore::internal

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "entry.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 #include "memtable.h"
 #include "run.h"
 

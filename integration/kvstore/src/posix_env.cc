@@ -10,46 +10,9 @@
 #include <system_error>
 
 #include "linebloom/kvstore/env.h"
-#include "linebloom/sstable/posix_write.h"
 
 namespace linebloom::kvstore {
 namespace {
-
-// No user-space buffer: each Append is write(2) calls until done, so a
-// record the store has acknowledged is in the kernel even when it is not
-// fsynced, and a process crash cannot lose it.
-class PosixWritableFile final : public WritableFile {
- public:
-  PosixWritableFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
-  ~PosixWritableFile() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
-
-  Status Append(std::string_view data) override {
-    if (fd_ < 0) return Status::IOError(name_ + ": append after close");
-    return sstable::WriteFully(fd_, data, name_);
-  }
-
-  Status Sync() override {
-    if (fd_ < 0) return Status::IOError(name_ + ": sync after close");
-    if (::fdatasync(fd_) != 0) return Status::FromErrno(name_ + ": fdatasync", errno);
-    return Status::Ok();
-  }
-
-  Status Close() override {
-    if (fd_ < 0) return Status::Ok();
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) return Status::FromErrno(name_ + ": close", errno);
-    return Status::Ok();
-  }
-
-  const std::string& name() const override { return name_; }
-
- private:
-  std::string name_;
-  int fd_;
-};
 
 class PosixFileLock final : public FileLock {
  public:
@@ -63,36 +26,27 @@ class PosixFileLock final : public FileLock {
   int fd_;
 };
 
-Status OpenForWrite(const std::string& path, int flags, std::unique_ptr<WritableFile>* file) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags, 0644);
-  if (fd < 0) return Status::FromErrno(path + ": open for writing", errno);
-  *file = std::make_unique<PosixWritableFile>(path, fd);
-  return Status::Ok();
-}
-
+// Files are unbuffered: a record the store has acknowledged is in the kernel
+// even when it is not fsynced, so a process crash cannot lose it.
 class PosixEnvImpl final : public Env {
  public:
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
-    return OpenForWrite(path, O_CREAT | O_TRUNC, file);
+    return linebloom::NewWritableFile(path, file, WriteBuffering::kUnbuffered);
   }
 
   Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override {
-    return OpenForWrite(path, O_APPEND, file);
+    return linebloom::NewAppendableFile(path, file, WriteBuffering::kUnbuffered);
   }
 
-  Status NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+  Status NewRandomAccessFile(const std::string& path, IoMode mode,
                              std::unique_ptr<RandomAccessFile>* file) override {
-    return sstable::OpenRandomAccessFile(path, mode, file);
+    return OpenRandomAccessFile(path, mode, file);
   }
 
   Status ReadFileToString(const std::string& path, std::string* contents) override {
     contents->clear();
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      if (err == ENOENT) return Status::NotFound(path + ": no such file");
-      return Status::FromErrno(path + ": open", err);
-    }
+    if (fd < 0) return PosixError(path, "open", errno);
     char buf[64 * 1024];
     Status s;
     for (;;) {
@@ -111,11 +65,7 @@ class PosixEnvImpl final : public Env {
 
   Status GetFileSize(const std::string& path, uint64_t* size) override {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
-      const int err = errno;
-      if (err == ENOENT) return Status::NotFound(path + ": no such file");
-      return Status::FromErrno(path + ": stat", err);
-    }
+    if (::stat(path.c_str(), &st) != 0) return PosixError(path, "stat", errno);
     *size = static_cast<uint64_t>(st.st_size);
     return Status::Ok();
   }
@@ -150,11 +100,7 @@ class PosixEnvImpl final : public Env {
   }
 
   Status RemoveFile(const std::string& path) override {
-    if (::unlink(path.c_str()) != 0) {
-      const int err = errno;
-      if (err == ENOENT) return Status::NotFound(path + ": no such file");
-      return Status::FromErrno(path + ": unlink", err);
-    }
+    if (::unlink(path.c_str()) != 0) return PosixError(path, "unlink", errno);
     return Status::Ok();
   }
 

@@ -34,7 +34,7 @@ LookupCounters AtomicLookupCounters::Load() const {
 Run::Run(RunMeta meta, std::unique_ptr<sstable::TableReader> table, AlignedFilter filter_bytes)
     : meta_(std::move(meta)), table_(std::move(table)), run_filter_(std::move(filter_bytes)) {}
 
-Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, sstable::IoMode mode,
+Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode,
                  std::shared_ptr<Run>* run) {
   const std::string table_name = TableFileName(dir, meta.file_number);
   uint64_t size = 0;
@@ -147,7 +147,7 @@ Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number
   topt.compress = options.compress;
   topt.filter_mode = bits.block_filters > 0 ? sstable::FilterMode::kPerBlock : sstable::FilterMode::kNone;
   if (bits.block_filters > 0) {
-    topt.filter_policy = sstable::NewLinebloomFilterPolicy(FilterOptions{.bits_per_key = bits.block_filters});
+    topt.filter_policy = sstable::NewLinebloomBlockFilterPolicy(FilterOptions{.bits_per_key = bits.block_filters});
   }
   topt.sync_on_finish = true;
   std::unique_ptr<WritableFile> file;

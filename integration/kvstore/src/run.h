@@ -44,7 +44,7 @@ enum class RunLookup { kAbsent, kValue, kDeleted };
 class Run {
  public:
   // Opens the run's files and checks them against what the MANIFEST says.
-  static Status Open(Env* env, const std::string& dir, const RunMeta& meta, sstable::IoMode mode,
+  static Status Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode,
                      std::shared_ptr<Run>* run);
 
   const RunMeta& meta() const { return meta_; }

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "coding.h"
+#include "linebloom/foundation/coding.h"
 
 namespace linebloom::kvstore::internal {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "coding.h"
+#include "linebloom/foundation/coding.h"
 #include "write_batch_internal.h"
 
 namespace linebloom::kvstore {
@@ -17,25 +17,25 @@ WriteBatch::WriteBatch() { Clear(); }
 
 void WriteBatch::Clear() {
   rep_.clear();
-  internal::PutFixed32(&rep_, 0);
+  PutFixed32(&rep_, 0);
 }
 
-uint32_t WriteBatch::Count() const { return internal::DecodeFixed32(rep_.data()); }
+uint32_t WriteBatch::Count() const { return DecodeFixed32(rep_.data()); }
 
 void WriteBatch::Put(std::string_view key, std::string_view value) {
   rep_.push_back(static_cast<char>(EntryKind::kValue));
-  internal::PutBytes32(&rep_, key);
-  internal::PutBytes32(&rep_, value);
+  PutFixed32LengthPrefixed(&rep_, key);
+  PutFixed32LengthPrefixed(&rep_, value);
   std::string count;
-  internal::PutFixed32(&count, Count() + 1);
+  PutFixed32(&count, Count() + 1);
   rep_.replace(0, 4, count);
 }
 
 void WriteBatch::Delete(std::string_view key) {
   rep_.push_back(static_cast<char>(EntryKind::kDeletion));
-  internal::PutBytes32(&rep_, key);
+  PutFixed32LengthPrefixed(&rep_, key);
   std::string count;
-  internal::PutFixed32(&count, Count() + 1);
+  PutFixed32(&count, Count() + 1);
   rep_.replace(0, 4, count);
 }
 
@@ -48,22 +48,22 @@ Status ForEachBatchOp(std::string_view rep, std::string_view where, const BatchO
   };
   // Parse everything first so a damaged batch applies nothing.
   std::vector<Op> ops;
-  ByteReader in(rep);
+  Decoder in(rep);
   uint32_t count = 0;
   auto corrupt = [&](const char* why) {
     return Status::Corruption(std::string(where).append(": write batch: ").append(why));
   };
-  if (!in.ReadU32(&count)) return corrupt("shorter than its count");
+  if (!in.GetFixed32(&count)) return corrupt("shorter than its count");
   if (count > rep.size()) return corrupt("count larger than the batch could hold");
   ops.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     uint8_t kind = 0;
     Op op{};
-    if (!in.ReadU8(&kind)) return corrupt("fewer operations than its count");
-    if (!in.ReadBytes32(rep.size(), &op.key)) return corrupt("bad key length");
+    if (!in.GetByte(&kind)) return corrupt("fewer operations than its count");
+    if (!in.GetFixed32LengthPrefixed(rep.size(), &op.key)) return corrupt("bad key length");
     if (kind == static_cast<uint8_t>(EntryKind::kValue)) {
       op.kind = EntryKind::kValue;
-      if (!in.ReadBytes32(rep.size(), &op.value)) return corrupt("bad value length");
+      if (!in.GetFixed32LengthPrefixed(rep.size(), &op.value)) return corrupt("bad value length");
     } else if (kind == static_cast<uint8_t>(EntryKind::kDeletion)) {
       op.kind = EntryKind::kDeletion;
     } else {

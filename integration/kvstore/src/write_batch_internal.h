@@ -8,11 +8,9 @@
 #include <string_view>
 
 #include "entry.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::kvstore::internal {
-
-using sstable::Status;
 
 using BatchOpVisitor = std::function<Status(EntryKind kind, std::string_view key, std::string_view value)>;
 

@@ -8,15 +8,10 @@
 #include <span>
 #include <string_view>
 
+#include "linebloom/bloom_math.h"
 #include "linebloom/filter_reader.h"
 
 namespace linebloom::rocksdb_plugin {
-
-namespace {
-constexpr size_t kTrailerBytes = 16;
-constexpr size_t kBlockBytes = 64;
-constexpr size_t kMaxBlocks = 0xFFFFFFFFu;
-}  // namespace
 
 LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options,
                                            bool post_verify)
@@ -25,12 +20,40 @@ LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options,
       bits_per_key_(options.EffectiveBitsPerKey()),
       post_verify_(post_verify) {}
 
-void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
-  const uint64_t hash = KeyHash(std::string_view(key.data(), key.size()), seed_);
+namespace {
+std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+}  // namespace
+
+void LinebloomBitsBuilder::Append(uint64_t hash) {
   builder_.AddHash(hash);
-  if (post_verify_ &&
-      (hashes_to_verify_.empty() || hashes_to_verify_.back() != hash)) {
-    hashes_to_verify_.push_back(hash);
+  if (post_verify_) hashes_to_verify_.push_back(hash);
+}
+
+// A key is new unless it repeats the previous key or is a known prefix.
+void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
+  const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
+  any_key_ = true;
+  last_key_ = hash;
+  if (!repeat) Append(hash);
+}
+
+void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
+  AddKeyHash(KeyHash(View(key), seed_));
+}
+
+// The alt is new the first time it is seen in this filter, unless it equals
+// this key or the previous one (a key that is its own prefix, whose hash is
+// already in the filter as a key).
+void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key,
+                                        const ::rocksdb::Slice& alt) {
+  const uint64_t alt_hash = KeyHash(View(alt), seed_);
+  const bool had_previous = any_key_;
+  const uint64_t previous = last_key_;
+  const uint64_t key_hash = KeyHash(View(key), seed_);
+  AddKeyHash(key_hash);
+  if (prefixes_.Insert(alt_hash) && alt_hash != key_hash &&
+      !(had_previous && alt_hash == previous)) {
+    Append(alt_hash);
   }
 }
 
@@ -40,6 +63,8 @@ void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
   builder_.FinishInto(std::span<char>(bytes.get(), size));
   pending_verify_.clear();
   pending_verify_.swap(hashes_to_verify_);
+  prefixes_.Clear();
+  any_key_ = false;
   const ::rocksdb::Slice filter(bytes.get(), size);
   buf->reset(bytes.release());
   return filter;
@@ -93,17 +118,24 @@ void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
 }
 
 size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) {
-  if (bytes < kTrailerBytes + kBlockBytes) {
-    return 0;
-  }
-  const size_t blocks = std::min((bytes - kTrailerBytes) / kBlockBytes, kMaxBlocks);
-  // n = floor(blocks * 512 / bits_per_key), then stepped down past any
-  // floating-point rounding so that n keys really fit in `blocks`.
-  size_t n = static_cast<size_t>(static_cast<double>(blocks) * 512.0 / bits_per_key_);
-  while (n > 0 && NumBlocksFor(n, bits_per_key_) > blocks) {
-    --n;
-  }
-  return n;
+  return MaxKeysFor(bytes, bits_per_key_);
+}
+
+size_t LinebloomBitsBuilder::CalculateSpace(size_t num_entries) {
+  return NumBlocksFor(num_entries, bits_per_key_) * kBlockBytes + kTrailerBytes;
+}
+
+double LinebloomBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
+  if (num_entries == 0) return 0.0;
+  const size_t blocks = bytes < kTrailerBytes ? 0 : (bytes - kTrailerBytes) / kBlockBytes;
+  if (blocks == 0) return 1.0;
+  const double bits_per_key =
+      static_cast<double>(blocks) * kBlockBits / static_cast<double>(num_entries);
+  // Below 1/8 bit per key a block holds ~4096 keys on average: each of its
+  // bits is set with probability > 1 - e^-8 even at one probe, so the rate
+  // is 1 to within 4e-4, and the Poisson sum would take ~50k terms.
+  if (bits_per_key < 0.125) return 1.0;
+  return BlockedFpr(bits_per_key, builder_.num_probes());
 }
 
 }  // namespace linebloom::rocksdb_plugin

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "hash_set.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -17,16 +18,29 @@
 namespace linebloom::rocksdb_plugin {
 
 // Memory per key: the core FilterBuilder keeps one 8-byte hash per distinct
-// key (RocksDB adds keys in sorted order, so repeats are adjacent and
-// dropped). With post_verify (detect_filter_construct_corruption) a second
-// 8-byte copy is kept until MaybePostVerify re-queries every key against the
-// finished filter. Finish writes the filter straight into its final buffer
-// (exactly FinishedSize() bytes): nothing is copied or grown quadratically.
+// entry, and the set of distinct prefixes (AddKeyAndAlt) 16 to 32 bytes per
+// prefix. With post_verify (detect_filter_construct_corruption) a second
+// 8-byte copy of every hash is kept until MaybePostVerify re-queries it
+// against the finished filter. Finish writes the filter straight into its
+// final buffer (exactly FinishedSize() bytes).
+//
+// Repeats. Keys arrive sorted, so a repeated key (several versions of one
+// user key) is adjacent to itself and one remembered hash drops it. A prefix
+// (the `alt` of AddKeyAndAlt) repeats with every key that has it, adjacent or
+// not (interleaved with the keys, and with a comparator that does not sort
+// by prefix, scattered), so the prefixes of the current filter are kept in a
+// HashSet; a key equal to a known prefix (a key that is its own prefix) is
+// dropped too. Every entry is added at most once up to 64-bit hash
+// collisions, which only merge two entries that already share all their bits.
+// Dropping by hash never loses an entry: equal hashes set the same bits.
 class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   LinebloomBitsBuilder(const FilterOptions& options, bool post_verify);
 
   void AddKey(const ::rocksdb::Slice& key) override;
+  void AddKeyAndAlt(const ::rocksdb::Slice& key,
+                    const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
+  // Exact: the distinct entries of the current filter (0 iff none added).
   size_t EstimateEntriesAdded() override { return builder_.NumKeys(); }
 
   // The filter is the whole buffer: 64 bytes per block plus the trailer.
@@ -40,19 +54,35 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // answers "may match" for every key it was built from.
   ::rocksdb::Status MaybePostVerify(const ::rocksdb::Slice& filter) override;
 
-  // The most keys whose filter fits in `bytes` (the inverse of the sizing
-  // rule: 64 * ceil(n * bits_per_key / 512) + 16 bytes). Partitioned filters
+  // The most keys whose filter fits in `bytes` (MaxKeysFor, the inverse of
+  // the sizing rule in filter_format.h). Partitioned filters
   // call it with metadata_block_size to decide how many keys go into a
   // partition; 0 when even one block does not fit.
   size_t ApproximateNumEntries(size_t bytes) override;
 
+  // The filter bytes for `num_entries` entries: the sizing rule above, O(1).
+  size_t CalculateSpace(size_t num_entries) LINEBLOOM_OVERRIDE_SINCE_C;
+
+  // The false-positive rate of a filter of `bytes` bytes (whole 64-byte
+  // blocks after the 16-byte trailer are counted) holding `num_entries`
+  // entries, with this builder's probes: BlockedFpr at the filter's real
+  // bits per key, 512 * blocks / num_entries. 1 when the filter has no
+  // block; 0 for no entries.
+  double EstimatedFpRate(size_t num_entries, size_t bytes) LINEBLOOM_OVERRIDE_SINCE_C;
+
  private:
+  void Append(uint64_t hash);
+  void AddKeyHash(uint64_t hash);
+
   FilterBuilder builder_;
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
-  std::vector<uint64_t> hashes_to_verify_;  // keys of the filter being built
-  std::vector<uint64_t> pending_verify_;    // keys of the last finished one
+  bool any_key_ = false;    // last_key_ is set (since the last Finish)
+  uint64_t last_key_ = 0;   // hash of the key of the latest AddKey*/
+  HashSet prefixes_;        // hashes of the alts of this filter
+  std::vector<uint64_t> hashes_to_verify_;  // entries of the filter being built
+  std::vector<uint64_t> pending_verify_;    // entries of the last finished one
 };
 
 }  // namespace linebloom::rocksdb_plugin

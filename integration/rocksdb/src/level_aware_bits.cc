@@ -10,6 +10,7 @@
 
 #include <rocksdb/env.h>
 
+#include "linebloom/filter_format.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -50,20 +51,21 @@ size_t CommonPrefixLength(std::string_view a, std::string_view b) {
 class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   ObservingBitsBuilder(std::shared_ptr<LevelAwareBits> owner, std::string column_family, int level,
-                       std::unique_ptr<::rocksdb::FilterBitsBuilder> inner)
+                       std::unique_ptr<LinebloomBitsBuilder> inner)
       : owner_(std::move(owner)),
         column_family_(std::move(column_family)),
         level_(level),
         inner_(std::move(inner)) {}
 
   void AddKey(const ::rocksdb::Slice& key) override {
-    const std::string_view k(key.data(), key.size());
-    // Bytewise min and max, not first and last: the column family's
-    // comparator need not be bytewise, and prefixes may be interleaved.
-    if (!any_ || k < std::string_view(smallest_)) smallest_.assign(k);
-    if (!any_ || k > std::string_view(largest_)) largest_.assign(k);
-    any_ = true;
+    Record(key);
     inner_->AddKey(key);
+  }
+  void AddKeyAndAlt(const ::rocksdb::Slice& key,
+                    const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B {
+    Record(key);
+    Record(alt);
+    inner_->AddKeyAndAlt(key, alt);
   }
   size_t EstimateEntriesAdded() override { return inner_->EstimateEntriesAdded(); }
 
@@ -83,8 +85,23 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
     return inner_->MaybePostVerify(filter);
   }
   size_t ApproximateNumEntries(size_t bytes) override { return inner_->ApproximateNumEntries(bytes); }
+  size_t CalculateSpace(size_t num_entries) LINEBLOOM_OVERRIDE_SINCE_C {
+    return inner_->CalculateSpace(num_entries);
+  }
+  double EstimatedFpRate(size_t num_entries, size_t bytes) LINEBLOOM_OVERRIDE_SINCE_C {
+    return inner_->EstimatedFpRate(num_entries, bytes);
+  }
 
  private:
+  // Bytewise min and max, not first and last: the column family's
+  // comparator need not be bytewise, and prefixes are interleaved.
+  void Record(const ::rocksdb::Slice& entry) {
+    const std::string_view e(entry.data(), entry.size());
+    if (!any_ || e < std::string_view(smallest_)) smallest_.assign(e);
+    if (!any_ || e > std::string_view(largest_)) largest_.assign(e);
+    any_ = true;
+  }
+
   // After each Finish (the inner builder then starts the next filter, a
   // partition; so does our range). `keys` was counted before Finish.
   void Report(size_t keys, size_t filter_bytes) {
@@ -97,7 +114,7 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   std::shared_ptr<LevelAwareBits> owner_;
   std::string column_family_;
   int level_;
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> inner_;
+  std::unique_ptr<LinebloomBitsBuilder> inner_;
   bool any_ = false;
   std::string smallest_, largest_;
 };
@@ -310,7 +327,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
   // The budget: exactly bits_per_key per key plus the 16-byte trailer. Rounding
   // up to whole 64-byte blocks is overhead the books make up for elsewhere
   // (a uniform filter pays it on top: ~+0.2-0.3 bits/key for 1000-key files).
-  const double budget = static_cast<double>(keys) * average_bits_per_key_ / 8 + 16;
+  const double budget = static_cast<double>(keys) * average_bits_per_key_ / 8 + kFilterTrailerBytes;
   spend.recent.emplace_back(actual, budget);
   spend.actual += actual;
   spend.budget += budget;
@@ -323,7 +340,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
 
 std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
     const ::rocksdb::FilterBuildingContext& context,
-    std::unique_ptr<::rocksdb::FilterBitsBuilder> builder) {
+    std::unique_ptr<LinebloomBitsBuilder> builder) {
   if (builder == nullptr || context.compaction_style != ::rocksdb::kCompactionStyleLevel ||
       context.level_at_creation < 0) {
     return builder;
@@ -374,7 +391,8 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(
   if (bits <= 0) return std::nullopt;
   FilterOptions options;
   options.bits_per_key = bits;
-  options.num_probes = num_probes_ != 0 ? num_probes_ : allocation.num_probes[run];
+  // 0: the core picks k for the bits the filter has after rounding (ProbesFor).
+  options.num_probes = num_probes_;
   return options;
 }
 

@@ -129,6 +129,7 @@
 
 #include <rocksdb/filter_policy.h>
 
+#include "bits_builder.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -159,7 +160,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // not observed (the builder is returned as is).
   std::unique_ptr<::rocksdb::FilterBitsBuilder> Observed(
       const ::rocksdb::FilterBuildingContext& context,
-      std::unique_ptr<::rocksdb::FilterBitsBuilder> builder);
+      std::unique_ptr<LinebloomBitsBuilder> builder);
 
   // Records one finished filter: `keys` keys, bytewise smallest..largest,
   // `filter_bytes` long, in a file created at `level` (>= 0) of

@@ -32,6 +32,7 @@ struct LinebloomFilterPolicy::Diagnostics {
   std::mutex mutex;
   std::shared_ptr<::rocksdb::Logger> info_log;  // guarded by mutex
   std::string last_reason;                      // guarded by mutex
+  std::string configuration_error;              // guarded by mutex
   std::atomic<uint64_t> num_malformed{0};
   // Bit e is set once ParseError e has been reported.
   std::atomic<uint32_t> reported_errors{0};
@@ -99,9 +100,40 @@ LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& optio
 
 LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
 
+::rocksdb::Status LinebloomFilterPolicy::ConfigureOptions(
+    const ::rocksdb::ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& opts_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  const ::rocksdb::Status s = FilterPolicy::ConfigureOptions(config_options, opts_map, unused);
+  std::string problem;
+  if (!s.ok()) {
+    problem = s.ToString();
+  } else if (unused != nullptr && !unused->empty()) {
+    problem = "unknown option(s):";
+    for (const auto& [name, value] : *unused) problem.append(" ").append(name).append("=").append(value);
+  }
+  if (problem.empty()) return s;
+  const bool refused = !s.ok() || !config_options.ignore_unknown_options;
+  const std::string message =
+      "linebloom: bad filter_policy option string (" + problem + ")" +
+      (refused ? "; DB::Open with this policy fails" : "; ignored (ignore_unknown_options)");
+  if (refused) {
+    std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+    diagnostics_->configuration_error = message;
+  }
+  Emit(nullptr, InfoLogLevel::WARN_LEVEL, message);
+  return s;
+}
+
 ::rocksdb::Status LinebloomFilterPolicy::ValidateOptions(
     const ::rocksdb::DBOptions& db_opts,
     const ::rocksdb::ColumnFamilyOptions& cf_opts) const {
+  {
+    std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+    if (!diagnostics_->configuration_error.empty()) {
+      return ::rocksdb::Status::InvalidArgument(diagnostics_->configuration_error);
+    }
+  }
   const double c = options_.bits_per_key;
   if (!(c >= kMinBitsPerKey && c <= kMaxBitsPerKey)) {
     return ::rocksdb::Status::InvalidArgument(
@@ -123,11 +155,15 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(
     const ::rocksdb::FilterBuildingContext& context) const {
   const auto& table = context.table_options;
   ::rocksdb::Logger* logger = context.info_log;
-  if (table.optimize_filters_for_memory &&
+  // optimize_filters_for_memory: RocksDB's built-in filters then size each
+  // filter to the allocator's usable size; linebloom filters keep their
+  // exact size (docs/ROCKSDB.md says why). RocksDB turns the option on by
+  // default from 9.2, so only a value that differs from the release's
+  // default is the user's request, and only that is warned about.
+  static const bool kOptimizeForMemoryByDefault =
+      ::rocksdb::BlockBasedTableOptions().optimize_filters_for_memory;
+  if (table.optimize_filters_for_memory && !kOptimizeForMemoryByDefault &&
       !diagnostics_->warned_memory_option.exchange(true)) {
-    // The built-in filters resize themselves to malloc size classes; linebloom
-    // filters keep their exact size (64 bytes per block + 16), which is
-    // already free of internal padding beyond the allocator's own rounding.
     Emit(logger, InfoLogLevel::WARN_LEVEL,
          "linebloom: optimize_filters_for_memory has no effect on linebloom "
          "filters (they are not resized to allocator size classes)");

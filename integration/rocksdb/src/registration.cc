@@ -3,6 +3,7 @@
 #include "linebloom/rocksdb/registration.h"
 
 #include <charconv>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -14,8 +15,9 @@ namespace linebloom::rocksdb_plugin {
 
 namespace {
 
-// "linebloom" or "linebloom:<bits_per_key>" (the pattern guarantees the
-// shape; the value still has to be a sane number of bits).
+// "linebloom" or "linebloom:<anything>": the suffix must be a number of bits
+// per key in [1, 100]. (The pattern takes any suffix so that a bad one
+// reaches this function and is reported, not just "could not load".)
 const ::rocksdb::FilterPolicy* NewPolicyFromUri(
     const std::string& uri, std::unique_ptr<const ::rocksdb::FilterPolicy>* guard,
     std::string* errmsg) {
@@ -27,9 +29,12 @@ const ::rocksdb::FilterPolicy* NewPolicyFromUri(
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), bits);
     if (ec != std::errc() || end != number.data() + number.size() ||
         !(bits >= kMinBitsPerKey && bits <= kMaxBitsPerKey)) {
-      if (errmsg != nullptr) {
-        *errmsg = "linebloom: bits per key must be a number in [1, 100]: " + uri;
-      }
+      // RocksDB reports a factory's failure as "Could not load FilterPolicy"
+      // from FilterPolicy::CreateFromString, but swallows it inside table
+      // options (the table then gets no filter): say why on stderr too.
+      const std::string message = "linebloom: bits per key must be a number in [1, 100]: " + uri;
+      std::fprintf(stderr, "%s\n", message.c_str());
+      if (errmsg != nullptr) *errmsg = message;
       return nullptr;
     }
     options.bits_per_key = bits;
@@ -45,7 +50,7 @@ int RegisterLinebloom(::rocksdb::ObjectLibrary& library, const std::string& /*ar
   library.AddFactory<const ::rocksdb::FilterPolicy>(
       ::rocksdb::ObjectLibrary::PatternEntry(LinebloomFilterPolicy::kClassName(),
                                              /*optional=*/true)
-          .AddNumber(":", /*is_int=*/false),
+          .AddSeparator(":", /*at_least_one=*/true),
       NewPolicyFromUri);
   return 1;
 }

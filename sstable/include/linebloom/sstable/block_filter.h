@@ -21,7 +21,7 @@
 
 #include "linebloom/filter_options.h"
 #include "linebloom/finite_bloom_fpr.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable {
 
@@ -70,8 +70,9 @@ class BlockFilterPolicy {
 // adjacent cache lines is one standard Bloom filter, a longer one is split
 // at 128-byte line pairs, so a query touches at most two adjacent lines; k
 // (unless options fix it) minimises the exact false-positive rate of the
-// table's first filter.
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomFilterPolicy(const FilterOptions& options = {});
+// table's first filter. (The RocksDB plugin's FilterPolicy is
+// rocksdb_plugin::NewLinebloomFilterPolicy.)
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options = {});
 inline constexpr std::string_view kLinebloomPolicyName = "linebloom.linepairs";
 
 // linebloom's general filter (docs/FORMAT.md section 1), one per block with

@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-#include "linebloom/sstable/file.h"
+#include "linebloom/foundation/file.h"
+#include "linebloom/foundation/status.h"
 #include "linebloom/sstable/lookup_stats.h"
-#include "linebloom/sstable/status.h"
 #include "linebloom/sstable/table_options.h"
 
 namespace linebloom::sstable {

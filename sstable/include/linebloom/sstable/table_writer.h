@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "linebloom/sstable/file.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/file.h"
+#include "linebloom/foundation/status.h"
 #include "linebloom/sstable/table_options.h"
 
 namespace linebloom::sstable {

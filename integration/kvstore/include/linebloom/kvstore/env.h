@@ -13,14 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "linebloom/sstable/file.h"
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/file.h"
+#include "linebloom/foundation/status.h"
 
 namespace linebloom::kvstore {
-
-using sstable::RandomAccessFile;
-using sstable::Status;
-using sstable::WritableFile;
 
 // An exclusive lock on a file; released (and the descriptor closed) when the
 // object is destroyed or the process dies.
@@ -37,7 +33,7 @@ class Env {
   virtual Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) = 0;
   // Opens an existing `path` for appending at its end.
   virtual Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) = 0;
-  virtual Status NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+  virtual Status NewRandomAccessFile(const std::string& path, IoMode mode,
                                      std::unique_ptr<RandomAccessFile>* file) = 0;
   // The whole file (NotFound if it does not exist).
   virtual Status ReadFileToString(const std::string& path, std::string* contents) = 0;

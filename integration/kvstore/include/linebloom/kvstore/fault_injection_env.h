@@ -24,11 +24,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "linebloom/foundation/mutex.h"
 #include "linebloom/kvstore/env.h"
 
 namespace linebloom::kvstore {
@@ -64,7 +64,7 @@ class FaultInjectionEnv final : public Env {
 
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override;
   Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override;
-  Status NewRandomAccessFile(const std::string& path, sstable::IoMode mode,
+  Status NewRandomAccessFile(const std::string& path, IoMode mode,
                              std::unique_ptr<RandomAccessFile>* file) override;
   Status ReadFileToString(const std::string& path, std::string* contents) override;
   Status GetFileSize(const std::string& path, uint64_t* size) override;
@@ -82,10 +82,10 @@ class FaultInjectionEnv final : public Env {
 
   // What happens to the operation about to run.
   enum class Verdict { kProceed, kFail, kCrashNow };
-  Verdict NextOp(const std::string& what);
+  Verdict NextOp(const std::string& what) LINEBLOOM_EXCLUDES(mu_);
   Status Refuse(const std::string& what) const;
 
-  // Bookkeeping for the power-loss model, guarded by mu_.
+  // Bookkeeping for the power-loss model.
   struct FileState {
     uint64_t size = 0;
     uint64_t synced = 0;
@@ -100,18 +100,18 @@ class FaultInjectionEnv final : public Env {
   };
   void OnAppend(const std::string& path, uint64_t bytes);
   void OnSync(const std::string& path);
-  std::string DurableContents(const std::string& path);
+  std::string DurableContents(const std::string& path) LINEBLOOM_REQUIRES(mu_);
 
   Env* const base_;
-  mutable std::mutex mu_;
-  uint64_t ops_ = 0;
-  uint64_t fail_at_ = 0;  // 0 = disarmed
-  FaultMode mode_ = FaultMode::kError;
-  bool fired_ = false;
-  bool crashed_ = false;
-  std::vector<std::string> log_;
-  std::map<std::string, FileState> files_;
-  std::vector<DirOp> dir_ops_;
+  mutable Mutex mu_;
+  uint64_t ops_ LINEBLOOM_GUARDED_BY(mu_) = 0;
+  uint64_t fail_at_ LINEBLOOM_GUARDED_BY(mu_) = 0;  // 0 = disarmed
+  FaultMode mode_ LINEBLOOM_GUARDED_BY(mu_) = FaultMode::kError;
+  bool fired_ LINEBLOOM_GUARDED_BY(mu_) = false;
+  bool crashed_ LINEBLOOM_GUARDED_BY(mu_) = false;
+  std::vector<std::string> log_ LINEBLOOM_GUARDED_BY(mu_);
+  std::map<std::string, FileState> files_ LINEBLOOM_GUARDED_BY(mu_);
+  std::vector<DirOp> dir_ops_ LINEBLOOM_GUARDED_BY(mu_);
 };
 
 }  // namespace linebloom::kvstore

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "linebloom/foundation/status.h"
 #include "linebloom/kvstore/options.h"
 #include "linebloom/kvstore/stats.h"
 #include "linebloom/kvstore/write_batch.h"
-#include "linebloom/sstable/status.h"
 
 namespace linebloom::kvstore {
 

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "linebloom/foundation/file.h"
 #include "linebloom/kvstore/env.h"
-#include "linebloom/sstable/file.h"
 
 namespace linebloom::kvstore {
 
@@ -71,7 +71,7 @@ struct Options {
   // Compact after each flush when a level is full. Off: only Compact() does.
   bool auto_compaction = true;
 
-  sstable::IoMode io_mode = sstable::IoMode::kBuffered;
+  IoMode io_mode = IoMode::kBuffered;
   // Not owned; nullptr means PosixEnv().
   Env* env = nullptr;
 };

@@ -12,7 +12,8 @@
 // Options (registered with RocksDB, so they are written to and read back from
 // OPTIONS files):
 //   bits_per_key     double in [1, 100], default 10 (fractional allowed)
-//   num_probes       int in [0, 24], 0 = best k for bits_per_key (default)
+//   num_probes       int in [0, 24], 0 = best k for the bits each filter has
+//                    after rounding up to whole blocks (default; ProbesFor)
 //   verify_checksum  bool, default true: check the filter's own XXH3 checksum
 //                    when RocksDB loads a filter block (see below)
 //   level_aware      bool, default false: under leveled compaction, give each
@@ -39,7 +40,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
+#include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -93,7 +96,9 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
       const ::rocksdb::FilterBuildingContext& context) const;
 
   // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
-  // [0, 24] and size_ratio outside [1.5, 100]. RocksDB calls it from DB::Open.
+  // [0, 24] and size_ratio outside [1.5, 100], and a policy whose option
+  // string had a bad value or an unknown option (see ConfigureOptions).
+  // RocksDB calls it from DB::Open.
   ::rocksdb::Status ValidateOptions(
       const ::rocksdb::DBOptions& db_opts,
       const ::rocksdb::ColumnFamilyOptions& cf_opts) const override;
@@ -108,6 +113,22 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // reason for the latest one ("" if none).
   uint64_t num_malformed_filters() const;
   std::string last_malformed_reason() const;
+
+ protected:
+  // Configures from an option map (RocksDB's option strings and OPTIONS
+  // files). A value that does not parse ("bits_per_key=abc") or an unknown
+  // option ("bogus=1") is an error RocksDB returns from FilterPolicy::
+  // CreateFromString, but swallows where the policy is one option of the
+  // table options (an OPTIONS file, GetBlockBasedTableOptionsFromString),
+  // leaving a policy with default options. So the policy also writes a
+  // warning naming the option to stderr (no info log is known yet) and
+  // remembers it: ValidateOptions, and so DB::Open, then fail with it.
+  // Unknown options under ConfigOptions::ignore_unknown_options are only
+  // warned about.
+  ::rocksdb::Status ConfigureOptions(
+      const ::rocksdb::ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& opts_map,
+      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
   struct Diagnostics;  // logger, counters, warn-once flags

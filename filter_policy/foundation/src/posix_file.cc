@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// POSIX files: pread (buffered or O_DIRECT) for reads, write + fsync for
+// POSIX files: pread (buffered or O_DIRECT) for reads, write + fdatasync for
 // appends.
 
 #include <fcntl.h>
@@ -11,10 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "linebloom/sstable/file.h"
-#include "linebloom/sstable/posix_write.h"
+#include "linebloom/foundation/file.h"
 
-namespace linebloom::sstable {
+namespace linebloom {
 namespace {
 
 // O_DIRECT requires the buffer address, the file offset and the length to be
@@ -35,6 +34,19 @@ std::string ReadError(const std::string& name, uint64_t offset, std::string_view
   std::string msg(name);
   msg.append(": offset ").append(std::to_string(offset)).append(": ").append(what);
   return msg;
+}
+
+// Writes all of `data` to `fd`, retrying after EINTR and short writes.
+Status WriteFully(int fd, std::string_view data, const std::string& name) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(name + ": write", errno);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::Ok();
 }
 
 // pread until `size` bytes arrive, EOF, or an error. Returns the byte count
@@ -106,18 +118,20 @@ class PosixRandomAccessFile final : public RandomAccessFile {
 
 class PosixWritableFile final : public WritableFile {
  public:
-  PosixWritableFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {
-    buffer_.reserve(kBufferSize);
+  PosixWritableFile(std::string name, int fd, WriteBuffering buffering)
+      : name_(std::move(name)), fd_(fd), buffer_capacity_(buffering == WriteBuffering::kBuffered ? kBufferSize : 0) {
+    buffer_.reserve(buffer_capacity_);
   }
   ~PosixWritableFile() override { (void)Close(); }
 
   Status Append(std::string_view data) override {
     if (fd_ < 0) return Status::IOError(name_ + ": append after close");
-    if (buffer_.size() + data.size() > kBufferSize) {
+    if (buffer_.size() + data.size() > buffer_capacity_) {
       if (Status s = Flush(); !s.ok()) return s;
     }
-    // Large appends skip the buffer; small ones are batched into one write.
-    if (data.size() >= kBufferSize) return WriteAll(data);
+    // Appends at least as large as the buffer skip it; smaller ones are
+    // batched into one write.
+    if (data.size() >= buffer_capacity_) return WriteFully(fd_, data, name_);
     buffer_.append(data);
     return Status::Ok();
   }
@@ -125,7 +139,7 @@ class PosixWritableFile final : public WritableFile {
   Status Sync() override {
     if (fd_ < 0) return Status::IOError(name_ + ": sync after close");
     if (Status s = Flush(); !s.ok()) return s;
-    if (::fsync(fd_) != 0) return Status::FromErrno(name_ + ": fsync", errno);
+    if (::fdatasync(fd_) != 0) return Status::FromErrno(name_ + ": fdatasync", errno);
     return Status::Ok();
   }
 
@@ -143,17 +157,24 @@ class PosixWritableFile final : public WritableFile {
   static constexpr size_t kBufferSize = 64 * 1024;
 
   Status Flush() {
-    Status s = WriteAll(buffer_);
+    Status s = WriteFully(fd_, buffer_, name_);
     buffer_.clear();
     return s;
   }
 
-  Status WriteAll(std::string_view data) { return WriteFully(fd_, data, name_); }
-
   std::string name_;
   int fd_;
+  size_t buffer_capacity_;  // 0: unbuffered
   std::string buffer_;
 };
+
+Status OpenForAppend(const std::string& path, int flags, WriteBuffering buffering,
+                     std::unique_ptr<WritableFile>* file) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | flags, 0644);
+  if (fd < 0) return Status::FromErrno(path + ": open for writing", errno);
+  *file = std::make_unique<PosixWritableFile>(path, fd, buffering);
+  return Status::Ok();
+}
 
 class MemoryFile final : public RandomAccessFile {
  public:
@@ -190,8 +211,7 @@ Status OpenRandomAccessFile(const std::string& path, IoMode mode,
     if (mode == IoMode::kDirect && err == EINVAL) {
       return Status::NotSupported(path + ": the filesystem does not support O_DIRECT");
     }
-    if (err == ENOENT) return Status::NotFound(path + ": no such file");
-    return Status::FromErrno(path + ": open", err);
+    return PosixError(path, "open", err);
   }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -212,11 +232,21 @@ Status OpenRandomAccessFile(const std::string& path, IoMode mode,
   return Status::Ok();
 }
 
-Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::FromErrno(path + ": create", errno);
-  *file = std::make_unique<PosixWritableFile>(path, fd);
-  return Status::Ok();
+Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file,
+                       WriteBuffering buffering) {
+  return OpenForAppend(path, O_CREAT | O_TRUNC, buffering, file);
+}
+
+Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file,
+                         WriteBuffering buffering) {
+  return OpenForAppend(path, O_APPEND, buffering, file);
+}
+
+Status PosixError(const std::string& path, std::string_view op, int errnum) {
+  if (errnum == ENOENT) return Status::NotFound(path + ": no such file");
+  std::string context(path);
+  context.append(": ").append(op);
+  return Status::FromErrno(context, errnum);
 }
 
 namespace {
@@ -247,4 +277,4 @@ std::unique_ptr<RandomAccessFile> NewMemoryFile(std::string name, std::string co
   return std::make_unique<MemoryFile>(std::move(name), std::move(contents));
 }
 
-}  // namespace linebloom::sstable
+}  // namespace linebloom

@@ -1,9 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // The result of an operation that can fail: a code and a human-readable
-// message. Shared by the micro-SSTable and the key-value store built on it.
-// Errors are values, not exceptions: storage code must be able to report a
-// corrupt file without unwinding through half-finished I/O.
+// message. Every library above the core filter (the micro-SSTable, the
+// key-value store) reports errors with it. Errors are values, not
+// exceptions: storage code must be able to report a corrupt file without
+// unwinding through half-finished I/O.
 
 #pragma once
 
@@ -11,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-namespace linebloom::sstable {
+namespace linebloom {
 
 class [[nodiscard]] Status {
  public:
@@ -60,4 +61,4 @@ class [[nodiscard]] Status {
 
 const char* CodeName(Status::Code code);
 
-}  // namespace linebloom::sstable
+}  // namespace linebloom

@@ -1,10 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 
-#include "linebloom/sstable/status.h"
+#include "linebloom/foundation/status.h"
 
 #include <cstring>
 
-namespace linebloom::sstable {
+namespace linebloom {
 
 const char* CodeName(Status::Code code) {
   switch (code) {
@@ -37,4 +37,4 @@ std::string Status::ToString() const {
   return out;
 }
 
-}  // namespace linebloom::sstable
+}  // namespace linebloom

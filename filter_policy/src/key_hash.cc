@@ -1,0 +1,11 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "linebloom/key_hash.h"
+
+#include "key_hash.h"
+
+namespace linebloom {
+
+uint64_t KeyHash(std::string_view key, uint32_t seed) { return internal::HashKey(key, seed); }
+
+}  // namespace linebloom
