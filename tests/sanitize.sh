@@ -3,9 +3,11 @@
 #   asan  build-asan: the whole tree (benches off) with AddressSanitizer +
 #         UndefinedBehaviorSanitizer (any UB report aborts: the top-level
 #         CMakeLists adds -fno-sanitize-recover=all), then every CTest test.
-#         Excluded (covered by the Release run of tests/run.sh):
-#         install_and_find_package, whose consumer project links the
-#         installed (sanitized) static library without the sanitizer
+#         Built with BUILD_SHARED_LIBS=ON, so that the shared-library build
+#         is tested too at no extra compile cost (the Release stage builds
+#         the static libraries). Excluded (covered by the Release run of
+#         tests/run.sh): install_and_find_package, whose consumer project
+#         links the installed (sanitized) libraries without the sanitizer
 #         runtime. The crash test runs here too: it times its SIGKILL from
 #         the CLI's first acknowledgement, so ASan's slower start is fine.
 #   tsan  build-tsan: ThreadSanitizer, only the concurrency tests (CTest
@@ -22,7 +24,7 @@ jobs=${JOBS:-2}
 run_asan() {
   local build=$root/build-asan
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DLINEBLOOM_SANITIZE=address,undefined -DLINEBLOOM_BUILD_BENCH=OFF >/dev/null
+    -DLINEBLOOM_SANITIZE=address,undefined -DLINEBLOOM_BUILD_BENCH=OFF -DBUILD_SHARED_LIBS=ON >/dev/null
   cmake --build "$build" -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

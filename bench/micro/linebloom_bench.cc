@@ -91,13 +91,13 @@ void RegisterFilter(const std::string& name, std::function<std::unique_ptr<Filte
 
   benchmark::RegisterBenchmark(("build" + suffix).c_str(), [=, &config, &report](benchmark::State& state) {
     const SizeData& data = DataFor(config, size_mb);
-    // One untimed build first. On this project's VMs the first touch of
-    // fresh memory costs ~9 us per 4 KiB page, and a large build runs once
-    // (one iteration), so without the warm-up the first filter of each size
-    // paid for memory that the filters after it reuse -- the order of the
-    // filters decided part of the result. Storage engines build filters all
-    // day; the warm build is the one they see. (Once: later repetitions
-    // find the memory the previous one freed.)
+    // One untimed build first. The first touch of fresh memory is a page
+    // fault per page, and a large build runs once (one iteration), so
+    // without the warm-up the first filter of each size would pay for memory
+    // that the filters after it reuse, and the order of the filters would
+    // decide part of the result. Storage engines build filters all day; the
+    // warm build is the one they see. (Once: later repetitions find the
+    // memory the previous one freed.)
     if (!built->warmed_up) {
       built->filter.reset();
       make()->Build(data.present->views());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The full benchmark behind BENCHMARKS.md: builds, runs linebloom-bench at
-# 1, 16 and 128 MiB (about 10 minutes; needs ~8 GB of RAM), the targets as
-# medians of 5 repetitions (about 10 more), a false-positive
+# 1, 16 and 128 MiB (about 10 minutes; needs ~8 GB of RAM), the main rows
+# again as medians of 5 repetitions (about 10 more), a false-positive
 # sweep over bits/key, and draws the plots into docs/bench/.
 #   bench/micro/run_full.sh [extra linebloom-bench flags]
 set -euo pipefail
@@ -14,8 +14,8 @@ bench="$build/bench/micro/linebloom-bench"
 out="$root/docs/bench"
 mkdir -p "$out/fpr_sweep"
 "$bench" --sizes_mb 1,16,128 --json "$out/sizes.json" "$@" | tee "$out/sizes.txt"
-# The issue-6 targets again, as medians of 5 repetitions (this VM's memory
-# timing moves by tens of % between runs).
+# The API, plugin and built-in rows again, as medians of 5 repetitions
+# (memory timings on a shared VM move by tens of % between runs).
 "$bench" --sizes_mb 1,16,128 --benchmark_repetitions=5 --json "$out/targets.json" "$@" \
   --benchmark_filter='(build|neg|batch32|batch128)/(linebloom|linebloom-plugin|rocksdb-bloom)/|memory' |
   tee "$out/targets.txt"

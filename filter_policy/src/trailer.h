@@ -42,7 +42,7 @@ struct Trailer {
 void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size);
 
 // Decodes the fields (no validation) of the trailer at the end of `filter`,
-// which must be at least kTrailerBytes long.
+// which must be at least kFilterTrailerBytes long.
 Trailer DecodeTrailer(std::string_view filter);
 bool HasMagic(std::string_view filter);
 uint32_t StoredChecksum(std::string_view filter);

@@ -166,11 +166,12 @@ TEST(FilterTest, BatchAndSingleQueriesAgreeOnEveryKey) {
   }
 }
 
-// The builder keeps hashes in chunks (64 up to 64 Ki per chunk, or what
-// Reserve asks for); the filter must not depend on where chunks begin, on
-// Reserve, or on reuse after Finish -- including an adjacent duplicate that
-// arrives right after a chunk boundary. 900 000 keys also take the
-// partitioned build (filters above 1 MiB).
+// The builder keeps hashes in chunks (64 up to 256 Ki hashes per chunk, or
+// what Reserve asks for); the filter must not depend on where chunks begin,
+// on Reserve, or on reuse after Finish -- including an adjacent duplicate
+// that arrives right after a chunk boundary. 900 000 keys make a filter above
+// 1 MiB, which filter_test_without_huge_pages (LINEBLOOM_HUGE_PAGES=0) builds
+// by the partitioned path.
 TEST(FilterTest, ChunkBoundariesReserveAndReuseDoNotChangeTheFilter) {
   for (size_t n : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{1000}, size_t{70000}, size_t{900000}}) {
     SCOPED_TRACE(n);
@@ -220,9 +221,8 @@ TEST(FilterTest, RoundTripThroughACopyOfTheBytes) {
   for (int i = 0; i < 6000; ++i) EXPECT_EQ(a.MayContain(std::to_string(i)), b.MayContain(std::to_string(i)));
 }
 
-// The byte format is a contract with filters already on disk: these bytes
-// must never change for format version 1. (Computed once from this build;
-// a change here means a new format version.)
+// The byte format is a contract with filters already on disk: the trailer
+// bytes of format version 1, spelled out. golden_test pins whole filters.
 TEST(FilterTest, FormatIsStable) {
   FilterBuilder builder({.bits_per_key = 10, .seed = 0});
   for (int i = 0; i < 100; ++i) builder.AddKey(Named("key", i));

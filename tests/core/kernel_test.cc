@@ -17,7 +17,7 @@
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/kernel.h"
-#include "../fuzz/reference_filter.h"
+#include "support/reference_filter.h"
 
 namespace linebloom {
 namespace {

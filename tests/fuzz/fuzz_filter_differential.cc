@@ -30,7 +30,7 @@
 #include "linebloom/filter_format.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
-#include "reference_filter.h"
+#include "support/reference_filter.h"
 
 
 namespace linebloom {

@@ -27,7 +27,7 @@
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/filter_set_ops.h"
-#include "reference_filter.h"
+#include "support/reference_filter.h"
 
 namespace linebloom {
 namespace {

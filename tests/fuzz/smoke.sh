@@ -20,7 +20,7 @@ printf '%-28s %12s %8s %10s  %s\n' target executions seconds exec/s result
 for target in "${LINEBLOOM_FUZZ_TARGETS[@]}"; do
   binary=$build/tests/fuzz/$target
   if [ ! -x "$binary" ]; then
-    printf '%-28s %s\n' "$target" "(not built: no such target yet)"
+    printf '%-28s %s\n' "$target" "(not built: its library is not configured)"
     continue
   fi
   work=$scratch/$target

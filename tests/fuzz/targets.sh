@@ -1,5 +1,5 @@
 # Sourced by smoke.sh and long.sh: the fuzz targets, in run order. A target
-# not built (not written yet, or its library absent) is skipped.
+# not built (its library is not configured) is skipped, with a line saying so.
 LINEBLOOM_FUZZ_TARGETS=(
   fuzz_filter_parse
   fuzz_filter_differential

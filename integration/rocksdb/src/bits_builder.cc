@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "linebloom/bloom_math.h"
+#include "linebloom/filter_format.h"
 #include "linebloom/filter_reader.h"
 
 namespace linebloom::rocksdb_plugin {
@@ -122,20 +123,21 @@ size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) {
 }
 
 size_t LinebloomBitsBuilder::CalculateSpace(size_t num_entries) {
-  return NumBlocksFor(num_entries, bits_per_key_) * kBlockBytes + kTrailerBytes;
+  return FilterBytesFor(num_entries, bits_per_key_);
 }
 
 double LinebloomBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   if (num_entries == 0) return 0.0;
-  const size_t blocks = bytes < kTrailerBytes ? 0 : (bytes - kTrailerBytes) / kBlockBytes;
+  const size_t blocks = bytes < kFilterTrailerBytes ? 0 : (bytes - kFilterTrailerBytes) / kFilterBlockBytes;
   if (blocks == 0) return 1.0;
   const double bits_per_key =
-      static_cast<double>(blocks) * kBlockBits / static_cast<double>(num_entries);
+      static_cast<double>(blocks) * kFilterBlockBits / static_cast<double>(num_entries);
   // Below 1/8 bit per key a block holds ~4096 keys on average: each of its
   // bits is set with probability > 1 - e^-8 even at one probe, so the rate
   // is 1 to within 4e-4, and the Poisson sum would take ~50k terms.
   if (bits_per_key < 0.125) return 1.0;
-  return BlockedFpr(bits_per_key, builder_.num_probes());
+  // The k a filter of num_entries keys is built with (ProbesFor).
+  return BlockedFpr(bits_per_key, ProbesFor(builder_.options(), num_entries));
 }
 
 }  // namespace linebloom::rocksdb_plugin

@@ -19,8 +19,7 @@
 // Lookup weights: w_j is the probability that an absent-key lookup consults
 // run j's filter. Leveled RocksDB consults level l only if the key falls in
 // one of its files' key ranges, and in a growing tree the upper levels cover
-// only part of the key space (measured: 3-17 % of lookups reach L3, 25-40 %
-// L4, 70-75 % L5), so the unweighted optimum over-spends on them.
+// only part of the key space, so the unweighted optimum over-spends on them.
 // FilterBuildingContext says nothing about key ranges, so the policy learns
 // them from the filters it builds: each builder is wrapped to record the
 // bytewise smallest and largest key and the key count of every filter it
@@ -36,55 +35,44 @@
 // i.e. the deepest level is taken to cover every key and the others are as
 // sparse, relative to it, as their recent files. L0's weight is the mean
 // width of recent L0 files (a flush of random writes spans nearly
-// everything: ~1; of sequential writes, little). A level with fewer than
+// everything; of sequential writes, little). A level with fewer than
 // kMinObservations recent filters, or a tree whose deepest level has none,
 // gets weight 1 (the unweighted allocation). Weights are clamped to
 // [kMinWeight, 1] and rounded to 1/64 so the cached allocations stay few.
-// The floor of 1/2 is there because the estimate is biased low and the
-// weights are worth little while a wrong low weight costs a lot. Measured
-// with db_bench (bench/rocksdb/level_aware_pair.sh): while compaction lags
-// behind writes the tree is far off the model (L5 several times L6), and
-// RocksDB sizes the base level at least max_bytes_for_level_base, which the
-// policy cannot see, so estimates came out at 0.02-0.3 for levels that 20-70
-// % of the lookups actually reached. With the measured coverages, the exact
-// weighted optimum beats the unweighted one by only 1-1.5 points of
-// expected false positives, while weights of 1/8 lose 10-15 points; weights
-// floored at 1/2 win 0.5-1.5 points there and lose < 1 point if every
-// lookup reaches every level.
+// The floor of 1/2: the estimate is biased low (while compaction lags behind
+// writes the tree is far off the model, and RocksDB sizes the base level at
+// least max_bytes_for_level_base, which the policy cannot see), and the
+// costs are lopsided. FPR is convex in the bits, so a weight set too low
+// starves a level that lookups do reach, costing far more than a weight
+// set too high wastes; at 1/2 a level reached by every lookup loses little,
+// while a sparse level still gives up some bits.
 //
 // Trivial moves. Leveled compaction moves a file down a level without
 // rewriting it when it overlaps nothing there; no filter is built, so the
 // policy never sees it, and the file keeps the bits of the level it was
-// written for. Measured with db_bench, about 2/3 of L5's keys sat in files
-// written for L4, and live filter memory came out 3-5 % over the budget. So
-// the allocation is move-safe: levels s..D-1 all get the same bits, so a
-// file moved down to any level above D costs nothing extra. That is a
-// constraint of the optimisation (MoveSafeAllocation: the shared levels are
-// allocated as one run holding their keys together, consulted with the sum
-// of their lookup weights), not a cap applied to the unconstrained optimum
-// -- capping afterwards left the shared bits at what D-1 alone would get.
-// The constraint costs little where upper levels are sparse (they hold ~1 %
-// of the keys and few lookups reach them); in the unweighted model with
-// every lookup reaching every level it turns Monkey's -71 % into about -65 %.
-// (Moves into the last level D keep D-1's bits; they are rare, as the last
-// level covers the whole key space.)
+// written for. So the allocation is move-safe: levels s..D-1 all get the
+// same bits, and a file moved down to any level above D costs nothing
+// extra. That is a constraint of the optimisation (MoveSafeAllocation: the
+// shared levels are allocated as one run holding their keys together,
+// consulted with the sum of their lookup weights), not a cap applied to the
+// unconstrained optimum, which would leave the shared bits at what D-1 alone
+// gets. (Moves into the last level D keep D-1's bits; they are rare, as the
+// last level covers the whole key space.)
 //
-// Memory. The allocation keeps the *model's* budget, but the live tree
-// mixes files built under earlier estimates, its levels are not exactly the
+// Memory. The allocation keeps the model's budget, but the live tree mixes
+// files built under earlier estimates, its levels are not exactly the
 // model's sizes, and each filter is rounded up to whole 64-byte blocks, so
 // the live filter bytes could drift from the budget. The policy therefore
 // keeps books: for each filter it builds it records the actual bytes and the
 // budget for its keys, exactly bits_per_key per key plus the 16-byte trailer
-// (no rounding to whole blocks: a uniform filter rounds up and so takes
-// 2-3 % more for 1000-key files; RocksDB's built-in filter ~2 % more), per
-// level over the last kBudgetWindow filters; with the model's level sizes it
-// estimates the live ratio r = actual / budget and allocates the next file
-// with an average of bits_per_key / r (clamped to [0.8, 1.1] *
-// bits_per_key, in 1/64 bits): over-spending lowers the next files' bits,
-// under-spending raises them. (Proportional only: an integral term, tried,
-// wound up during the fill's transient -- the 1024-filter window lags -- and
-// overshot by 8 %. The books see only the filters the policy builds, so
-// they settle near, not at, the budget: measured ~1 % above it.)
+// (no rounding to whole blocks), per level over the last kBudgetWindow
+// filters; with the model's level sizes it estimates the live ratio
+// r = actual / budget and allocates the next file with an average of
+// bits_per_key / r (clamped to [0.8, 1.1] * bits_per_key, in 1/64 bits):
+// over-spending lowers the next files' bits, under-spending raises them. The
+// correction is proportional only: an integral term would wind up while the
+// window lags a fill's transient. The books see only the filters the policy
+// builds, so they settle near, not exactly at, the budget.
 // This assumes keys spread over their range roughly evenly in that 8-byte
 // window (true for hashed or random keys; skewed key sets get a noisier
 // estimate, which changes how the budget is split but never the budget).

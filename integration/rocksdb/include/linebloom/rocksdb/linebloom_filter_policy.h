@@ -58,7 +58,7 @@ struct LinebloomPolicyOptions {
   int num_probes = 0;
   // RocksDB already checksums every block it reads (unless a ReadOptions
   // turns verify_checksums off), so this second check costs one XXH3 pass
-  // (~10 GB/s) per filter load and guards against the remaining cases:
+  // over the filter per load and guards against the remaining cases:
   // blocks read without verification and bytes damaged in memory.
   bool verify_checksum = true;
   // Level-aware bits per key (see the file comment).

@@ -3,8 +3,9 @@
 // docs/FORMAT.md, section 1, written out a second time as plain code: where a
 // hash lands, how the bits are set and tested, and how the trailer and its
 // checksum are laid out. It deliberately shares nothing with filter_policy/
-// except libxxhash, so a fuzz target that compares the library against it
-// checks the library against the written format, not against itself.
+// except libxxhash, so a test that compares the library against it
+// (kernel_test, golden_test, the filter fuzz targets) checks the library
+// against the written format, not against itself.
 //
 // Written for clarity, not speed: one bit at a time, no prefetching, no SIMD.
 

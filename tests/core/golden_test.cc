@@ -1,0 +1,211 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Golden values for filter format version 1. Filters on disk outlive the code
+// that wrote them, so a change to where a key lands (the hash, the block
+// choice, the probe sequence) or to the trailer must fail a test rather than
+// quietly make old filters answer "no" for keys they hold.
+//
+// Each case pins two things, on every probe kernel the CPU has (portable,
+// AVX2, AVX-512; the others are reported as skipped):
+//   * the whole filter: XXH3-128 of its bytes, blocks and trailer, and that
+//     those bytes equal the independent model of docs/FORMAT.md
+//     (tests/support/reference_filter.h), so a golden value can only be
+//     replaced by one the written format also produces;
+//   * the reader: the indices of the first false positives in a fixed
+//     sequence of absent queries, through the single, batch and hash paths.
+// The golden values were computed once and checked against the model; a
+// mismatch means the format changed, which needs a new format version (or
+// hash-scheme id), not a new golden value.
+//
+// CTest runs this binary a second time with LINEBLOOM_HUGE_PAGES=0, where the
+// filter above 1 MiB is built by the partitioned path; both paths must give
+// the same golden bytes.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "linebloom/filter_builder.h"
+#include "linebloom/filter_options.h"
+#include "linebloom/filter_reader.h"
+#include "linebloom/kernel.h"
+#include "linebloom/key_hash.h"
+#include "support/reference_filter.h"
+
+namespace linebloom {
+
+// Names the kernel in GoogleTest's messages.
+void PrintTo(Kernel kernel, std::ostream* os) { *os << KernelName(kernel); }
+
+namespace {
+
+// Keys are "<prefix><decimal index>"; raw hashes come from mt19937_64, whose
+// output sequence the C++ standard fixes, so both are the same everywhere.
+std::string Named(std::string_view prefix, uint64_t i) { return std::string(prefix).append(std::to_string(i)); }
+
+std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> hashes(n);
+  for (auto& h : hashes) h = rng();
+  return hashes;
+}
+
+std::string Xxh128Hex(std::string_view bytes) {
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  char out[33];
+  std::snprintf(out, sizeof out, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                static_cast<unsigned long long>(h.low64));
+  return out;
+}
+
+// A filter built from string keys or from raw hashes (`raw_hashes`).
+struct GoldenCase {
+  const char* name;
+  FilterOptions options;
+  size_t num_keys;
+  bool raw_hashes;
+  const char* xxh128;                         // of the whole filter
+  std::vector<size_t> first_false_positives;  // indices into the absent queries
+};
+
+constexpr size_t kFalsePositivesPinned = 8;
+constexpr size_t kMaxAbsentQueries = size_t{1} << 20;
+
+const std::vector<GoldenCase>& Cases() {
+  // One case per two lines, a table (so not left to clang-format).
+  // clang-format off
+  static const std::vector<GoldenCase> cases = {
+      {"Empty", {.bits_per_key = 10}, 0, false,
+       "15087cf8c9b8834061148594550ee77b", {}},
+      // Two blocks give 10.24 bits per key, for which k = 7 is the optimum.
+      {"HundredKeys", {.bits_per_key = 10}, 100, false,
+       "7a3c3e102c56a9f90382d43daecf6d68", {145, 318, 497, 536, 750, 759, 813, 832}},
+      {"TenThousandKeysSeeded", {.bits_per_key = 10, .seed = 0x5eed}, 10000, false,
+       "a2dac4953dbdd6b4f29f13ccf98af364", {48, 149, 345, 595, 695, 814, 945, 1272}},
+      {"FractionalBitsPerKey", {.bits_per_key = 7.3, .seed = 3}, 20000, false,
+       "2b3c785d9ccb95e0345e4c1699184144", {1, 15, 33, 39, 52, 66, 75, 98}},
+      {"ForOnePerMille", FilterOptions::ForFalsePositiveRate(0.001, 11), 3000, false,
+       "bc208a2b79fbdf816a7ca8ad1c69b2a0", {350, 471, 1248, 1374, 1767, 2872, 4689, 4952}},
+      {"OneProbe", {.bits_per_key = 4, .num_probes = 1, .seed = 1}, 5000, true,
+       "e39377f15971bee3f553149ff6167342", {0, 2, 4, 5, 12, 13, 18, 26}},
+      {"EightProbes", {.bits_per_key = 8, .num_probes = 8, .seed = 8}, 5000, true,
+       "05b352c7ec532ddc5dd94f9e41412662", {9, 10, 42, 107, 175, 253, 267, 324}},
+      {"SixteenProbes", {.bits_per_key = 16, .num_probes = 16, .seed = 16}, 5000, true,
+       "490c09e934198ee8a748badd35aef4b6", {405, 1170, 1876, 2617, 2665, 2993, 3358, 3523}},
+      {"TwentyFourProbes", {.bits_per_key = 24, .num_probes = 24, .seed = 24}, 5000, true,
+       "b0ac8f0e0a7601b851c76143a8b237fe", {1910, 3748, 4091, 4376, 5258, 12154, 17213, 21517}},
+      // Above 1 MiB: partitioned when huge pages are off (see the top).
+      {"AboveOneMebibyte", {.bits_per_key = 10, .seed = 42}, 900000, false,
+       "18d75d0b6f60b50f110e1419f6a7320c", {269, 1028, 1060, 1096, 1104, 1131, 1304, 1379}},
+  };
+  // clang-format on
+  return cases;
+}
+
+struct Built {
+  std::string bytes;
+  std::vector<uint64_t> hashes;  // what the model is built from
+};
+
+Built Build(const GoldenCase& c) {
+  FilterBuilder builder(c.options);
+  Built built;
+  if (c.raw_hashes) {
+    built.hashes = RandomHashes(c.options.seed, c.num_keys);
+    for (uint64_t h : built.hashes) builder.AddHash(h);
+  } else {
+    for (size_t i = 0; i < c.num_keys; ++i) {
+      const std::string key = Named("key", i);
+      builder.AddKey(key);
+      built.hashes.push_back(reference::Hash(key, c.options.seed));
+    }
+  }
+  built.bytes = builder.Finish();
+  return built;
+}
+
+// The indices of the first kFalsePositivesPinned absent queries the reader
+// answers "may contain", checked to be the same through every query path.
+std::vector<size_t> FirstFalsePositives(const GoldenCase& c, const FilterReader& reader) {
+  constexpr size_t kChunk = 4096;
+  std::vector<size_t> found;
+  for (size_t start = 0; start < kMaxAbsentQueries && found.size() < kFalsePositivesPinned; start += kChunk) {
+    std::vector<std::string> keys;
+    std::vector<std::string_view> views;
+    std::vector<uint64_t> hashes;
+    if (c.raw_hashes) {
+      // Absent hashes: a different generator seed than the inserted ones.
+      std::mt19937_64 rng(~uint64_t{c.options.seed});
+      rng.discard(start);
+      for (size_t i = 0; i < kChunk; ++i) hashes.push_back(rng());
+    } else {
+      for (size_t i = 0; i < kChunk; ++i) keys.push_back(Named("absent", start + i));
+      for (const std::string& k : keys) {
+        views.push_back(k);
+        hashes.push_back(KeyHash(k, c.options.seed));
+      }
+    }
+    auto by_hash = std::make_unique<bool[]>(kChunk);
+    reader.MayContainHashBatch(hashes, std::span<bool>(by_hash.get(), kChunk));
+    auto by_key = std::make_unique<bool[]>(kChunk);
+    if (!c.raw_hashes) reader.MayContainBatch(views, std::span<bool>(by_key.get(), kChunk));
+    for (size_t i = 0; i < kChunk; ++i) {
+      const bool single = c.raw_hashes ? reader.MayContainHash(hashes[i]) : reader.MayContain(keys[i]);
+      const bool model =
+          reference::MayContainHash(reader.blocks(), reader.num_blocks(), reader.num_probes(), hashes[i]);
+      if (by_hash[i] != single || (!c.raw_hashes && by_key[i] != single) || model != single) {
+        ADD_FAILURE() << "query paths or the model disagree at absent query " << start + i;
+        return found;
+      }
+      if (single && found.size() < kFalsePositivesPinned) found.push_back(start + i);
+    }
+  }
+  return found;
+}
+
+using GoldenParam = std::tuple<Kernel, size_t /*index into Cases()*/>;
+
+class GoldenFilter : public ::testing::TestWithParam<GoldenParam> {
+ protected:
+  void SetUp() override {
+    const Kernel kernel = std::get<0>(GetParam());
+    if (!KernelSupported(kernel)) GTEST_SKIP() << "CPU lacks the " << KernelName(kernel) << " kernel";
+    ASSERT_TRUE(ForceKernel(kernel));
+  }
+  void TearDown() override { ForceKernel(initial_); }
+  Kernel initial_ = ActiveKernel();
+};
+
+TEST_P(GoldenFilter, WholeFilterBytesAndFirstFalsePositivesArePinned) {
+  const GoldenCase& c = Cases()[std::get<1>(GetParam())];
+  const Built built = Build(c);
+  EXPECT_EQ(Xxh128Hex(built.bytes), c.xxh128) << built.bytes.size() << " bytes";
+  FilterReader reader;
+  ASSERT_TRUE(FilterReader::Parse(built.bytes, &reader).ok());
+  // The model is given the size and k the filter states (the golden value
+  // pins those choices); the bits and the trailer are its own.
+  const std::string model = reference::Build(built.hashes, reader.num_blocks(), reader.num_probes(), c.options.seed);
+  ASSERT_TRUE(built.bytes == model) << "the filter no longer matches docs/FORMAT.md's model";
+  EXPECT_EQ(FirstFalsePositives(c, reader), c.first_false_positives);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKernel, GoldenFilter,
+                         ::testing::Combine(::testing::Values(Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512),
+                                            ::testing::Range(size_t{0}, Cases().size())),
+                         [](const ::testing::TestParamInfo<GoldenParam>& info) {
+                           return std::string(Cases()[std::get<1>(info.param)].name) + "_" +
+                                  KernelName(std::get<0>(info.param));
+                         });
+
+}  // namespace
+}  // namespace linebloom
