@@ -6,7 +6,7 @@ LINEBLOOM_PACKAGES=(
   build-essential cmake pkg-config
   libxxhash-dev liblz4-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   librocksdb-dev rocksdb-tools libgflags2.2
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-format-14
 )
 missing=()
 for p in "${LINEBLOOM_PACKAGES[@]}"; do

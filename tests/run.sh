@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this): installs dependencies, then
+#   0. format:   every .cc/.h as .clang-format says (tests/check_format.sh);
 #   1. release:  builds everything (Release) and runs every CTest test,
 #                including the benchmark and harness smoke runs;
 #   2. rocksdb11: the RocksDB plugin's suite (ctest -L rocksdb) against the
@@ -12,7 +13,7 @@
 #                (tests/sanitize.sh, own build directories);
 #   4. fuzz:     each libFuzzer target for FUZZ_SECONDS (default 20) from its
 #                committed corpus (tests/fuzz/smoke.sh).
-# Usage: tests/run.sh [stage...]   (default: release rocksdb11 sanitize fuzz)
+# Usage: tests/run.sh [stage...]   (default: format release rocksdb11 sanitize fuzz)
 # Env: BUILD_DIR (default build/), JOBS (default nproc), FUZZ_SECONDS,
 #      LINEBLOOM_SHARED_ROCKSDB (default /work/shared/rocksdb), CI.
 set -euo pipefail
@@ -21,11 +22,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 stages=("$@")
-if ((${#stages[@]} == 0)); then stages=(release rocksdb11 sanitize fuzz); fi
+if ((${#stages[@]} == 0)); then stages=(format release rocksdb11 sanitize fuzz); fi
 
 for stage in "${stages[@]}"; do
   echo "=== tests/run.sh: $stage ($(date -u +%H:%M:%S))"
   case $stage in
+    format) "$root/tests/check_format.sh" ;;
     release)
       cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
       cmake --build "$build" -j "$jobs"
@@ -34,7 +36,7 @@ for stage in "${stages[@]}"; do
     rocksdb11) "$root/tests/rocksdb/stage_rocksdb11.sh" "$build-rocksdb11" "$jobs" ;;
     sanitize) JOBS=$jobs "$root/tests/sanitize.sh" all ;;
     fuzz) "$root/tests/fuzz/smoke.sh" "${FUZZ_SECONDS:-20}" ;;
-    *) echo "unknown stage '$stage' (release, rocksdb11, sanitize, fuzz)" >&2; exit 2 ;;
+    *) echo "unknown stage '$stage' (format, release, rocksdb11, sanitize, fuzz)" >&2; exit 2 ;;
   esac
 done
 echo "=== tests/run.sh: all stages passed ($(date -u +%H:%M:%S))"

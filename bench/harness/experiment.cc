@@ -11,8 +11,6 @@
 #include <map>
 #include <tuple>
 
-#include "fpr_model.h"
-#include "linebloom/filter_reader.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
 
@@ -29,13 +27,6 @@ using sstable::TableWriter;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-bool LinebloomShape(std::string_view bytes, FilterShape* shape) {
-  FilterReader reader;
-  if (!FilterReader::Parse(bytes, &reader, {.verify_checksum = false}).ok()) return false;
-  *shape = {reader.num_blocks(), reader.num_probes()};
-  return true;
-}
 
 Latency Percentiles(std::vector<uint32_t>& ns) {
   Latency l;
@@ -85,18 +76,20 @@ bool RunLookups(const TableReader& table, const Workload& w, bool present, size_
 
 // The expected false-positive rate over the absent lookups that reached a
 // filter: each lookup weighs its own block's filter (per-block mode), whose
-// shape and key count the table records.
+// size and key count the table records.
 double PredictedFpr(const TableReader& table, const ConfigSpec& spec, const Workload& w, size_t count) {
-  BlockedFprModel model;
-  std::map<std::tuple<uint64_t, uint64_t, int>, double> memo;
-  auto fpr_of = [&](std::string_view filter, uint64_t keys) {
-    FilterShape shape;
-    if (!spec.shape || !spec.shape(filter, &shape)) return 1.0;
-    auto [it, inserted] = memo.try_emplace({keys, shape.num_blocks, shape.num_probes}, 0.0);
-    if (inserted) it->second = model.Fpr(keys, shape.num_blocks, shape.num_probes);
-    return it->second;
+  FiniteBloomFpr model;
+  // (filter bytes, offset mod 64, keys): what decides a filter's rate.
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, double> memo;
+  auto fpr_of = [&](std::string_view filter, uint64_t offset, uint64_t keys) {
+    if (!spec.predict) return 1.0;
+    auto [it, inserted] = memo.try_emplace({filter.size(), offset % 64, keys}, 0.0);
+    if (inserted) it->second = spec.predict(table.filter_parameters(), filter, offset, keys, &model);
+    return it->second < 0 ? 1.0 : it->second;
   };
-  if (spec.mode == FilterMode::kPerFile) return fpr_of(table.file_filter(), table.num_entries());
+  if (spec.mode == FilterMode::kPerFile) return fpr_of(table.file_filter(), 0, table.num_entries());
+  // Per-block filters lie back to back from the first one.
+  const char* region = table.num_blocks() ? table.block(0).filter.data() : nullptr;
   std::vector<double> per_block(table.num_blocks(), -1);
   double sum = 0;
   uint64_t probed = 0;
@@ -105,7 +98,7 @@ double PredictedFpr(const TableReader& table, const ConfigSpec& spec, const Work
     if (!b) continue;
     if (per_block[*b] < 0) {
       const sstable::BlockInfo info = table.block(*b);
-      per_block[*b] = fpr_of(info.filter, info.num_entries);
+      per_block[*b] = fpr_of(info.filter, static_cast<uint64_t>(info.filter.data() - region), info.num_entries);
     }
     sum += per_block[*b];
     ++probed;
@@ -131,18 +124,22 @@ std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   std::vector<ConfigSpec> configs;
   configs.push_back({"none", FilterMode::kNone, nullptr, nullptr});
   auto lb = sstable::NewLinebloomBlockFilterPolicy({.bits_per_key = bits_per_key});
-  configs.push_back({"linebloom/per-block", FilterMode::kPerBlock, lb, LinebloomShape});
-  configs.push_back({"linebloom/per-file", FilterMode::kPerFile, lb, LinebloomShape});
+  auto lb_predict = [](std::string_view parameters, std::string_view filter, uint64_t offset, uint64_t keys,
+                       FiniteBloomFpr* model) {
+    return sstable::LinebloomFilterFpr(parameters, filter.size(), offset, keys, model);
+  };
+  configs.push_back({"linebloom/per-block", FilterMode::kPerBlock, lb, lb_predict});
+  configs.push_back({"linebloom/per-file", FilterMode::kPerFile, lb, lb_predict});
 #ifdef LINEBLOOM_HARNESS_WITH_ROCKSDB
   auto rocks = NewRocksdbBloomPolicy(bits_per_key);
-  auto rocks_shape = [](std::string_view bytes, FilterShape* shape) {
+  // FastLocalBloom: a key picks one of the 512-bit lines, then k bits in it.
+  auto rocks_predict = [](std::string_view, std::string_view filter, uint64_t, uint64_t keys, FiniteBloomFpr* model) {
     RocksdbBloomShape s;
-    if (!ParseRocksdbBloom(bytes, &s)) return false;
-    *shape = {s.num_lines, s.num_probes};
-    return true;
+    if (!ParseRocksdbBloom(filter, &s)) return -1.0;
+    return model->Split(keys, {{s.num_lines, 512}}, s.num_probes);
   };
-  configs.push_back({"rocksdb-builtin/per-block", FilterMode::kPerBlock, rocks, rocks_shape});
-  configs.push_back({"rocksdb-builtin/per-file", FilterMode::kPerFile, rocks, rocks_shape});
+  configs.push_back({"rocksdb-builtin/per-block", FilterMode::kPerBlock, rocks, rocks_predict});
+  configs.push_back({"rocksdb-builtin/per-file", FilterMode::kPerFile, rocks, rocks_predict});
 #endif
   return configs;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "linebloom/finite_bloom_fpr.h"
 #include "linebloom/sstable/block_filter.h"
 #include "linebloom/sstable/table_options.h"
 #include "progress.h"
@@ -21,18 +22,18 @@
 
 namespace linebloom::harness {
 
-// How to read a filter's shape (for the predicted false-positive rate).
-struct FilterShape {
-  uint64_t num_blocks = 0;  // 512-bit blocks (cache lines)
-  int num_probes = 0;
-};
-using ShapeParser = std::function<bool(std::string_view filter, FilterShape* shape)>;
+// The expected false-positive rate of one filter of a table (its bytes and
+// offset in the filter region, the table's filter parameters, the keys it
+// holds), from the exact finite model; negative if the bytes are not
+// understood.
+using FprPredictor = std::function<double(std::string_view parameters, std::string_view filter,
+                                          uint64_t region_offset, uint64_t keys, FiniteBloomFpr* model)>;
 
 struct ConfigSpec {
   std::string name;  // stable: scripts key on it
   sstable::FilterMode mode = sstable::FilterMode::kNone;
   std::shared_ptr<const sstable::BlockFilterPolicy> policy;  // null for kNone
-  ShapeParser shape;
+  FprPredictor predict;
 };
 
 // "none", "linebloom/per-block", "linebloom/per-file", and, when built with
@@ -63,7 +64,9 @@ struct ConfigResult {
   uint64_t file_bytes = 0;
   uint64_t data_blocks = 0;
   uint64_t filter_bytes = 0;
-  double filter_bits_per_key = 0;  // filter memory / keys, trailers included
+  // Everything the filters cost per key: every filter byte, the table's
+  // filter parameters and the index fields that locate the filters.
+  double filter_bits_per_key = 0;
   bool has_filter = false;
   // Absent-key lookups.
   uint64_t absent_lookups = 0;

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--configs", f.configs,
                  "run only these configurations (none, linebloom/per-block, linebloom/per-file, "
-                 "rocksdb-builtin/per-block, rocksdb-builtin/per-file)");
+                 "rocksdb-builtin/per-block, rocksdb-builtin/per-file), in the table and the --svg sweep");
   auto* json = app.add_flag("--json", f.json, "print one JSON document instead of the table");
   auto* csv = app.add_flag("--csv", f.csv, "print CSV rows instead of the table");
   json->excludes(csv);
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
                               (options.direct ? 2 * std::min(f.direct_lookups, present) : 0);
   const size_t sweep_present = std::min<size_t>(present, 10'000);
   uint64_t total = per_config * configs.size();
-  if (!f.svg_dir.empty()) total += harness::SweepWork(workload, f.sweep_bits.size(), sweep_present);
+  if (!f.svg_dir.empty()) total += harness::SweepWork(workload, f.sweep_bits.size(), sweep_present, f.configs);
   harness::Progress progress(total);
 
   std::vector<harness::ConfigResult> results;
@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
     sweep.max_present_lookups = sweep_present;
     std::vector<harness::SweepPoint> points;
     std::string error;
-    if (!harness::RunSweep(workload, sweep, f.sweep_bits, &progress, &points, &error) ||
+    if (!harness::RunSweep(workload, sweep, f.sweep_bits, f.configs, &progress, &points, &error) ||
         !harness::WritePlots(f.svg_dir, points, workload.keys.size(), f.block_size, &plots, &error)) {
       return Fail(error);
     }

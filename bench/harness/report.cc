@@ -137,9 +137,10 @@ void PrintTable(std::FILE* out, const RunInfo& info, const std::vector<ConfigRes
   }
   std::fprintf(out,
                "\nfalse-pos rate: block reads that found nothing / filter probes (absent keys); predicted from\n"
-               "each filter's own keys and size (512-bit blocked-Bloom model); +-1sd: binomial standard\n"
-               "deviation of m/p. bits/key: filter memory per key (small filters round up to 64-byte\n"
-               "blocks). Latencies: absent-key Get%s.\n",
+               "each filter's own keys and size (exact finite-Bloom model); +-1sd: binomial standard\n"
+               "deviation of m/p. bits/key: what the filters really cost per key: every filter byte, the\n"
+               "table's filter parameters and the index fields that locate the filters. Latencies:\n"
+               "absent-key Get%s.\n",
                info.direct_lookups ? ("; O_DIRECT (" + std::to_string(info.direct_lookups) +
                                       " lookups) bypasses the page cache").c_str()
                                    : "");

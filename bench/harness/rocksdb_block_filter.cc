@@ -4,6 +4,8 @@
 
 #include <rocksdb/filter_policy.h>
 
+#include <vector>
+
 #include "linebloom/rocksdb/builtin_filter.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
@@ -24,21 +26,38 @@ class Builder final : public sstable::BlockFilterBuilder {
     keys_ = 0;
     return std::string(builder_.Finish().bytes());
   }
+  // Each RocksDB filter carries its own 5-byte metadata; nothing per table.
+  std::string Parameters() const override { return {}; }
 
  private:
   rocksdb_plugin::PolicyFilterBuilder builder_;
   size_t keys_ = 0;
 };
 
-class Reader final : public sstable::BlockFilterReader {
+class Reader final : public sstable::TableFilterReader {
  public:
-  explicit Reader(std::unique_ptr<rocksdb::FilterBitsReader> reader) : reader_(std::move(reader)) {}
-  bool MayMatch(std::string_view key) const override {
-    return reader_->MayMatch(rocksdb::Slice(key.data(), key.size()));
+  explicit Reader(const rocksdb::FilterPolicy& policy) : policy_(policy) {}
+
+  // RocksDB's reader trusts its input (its SST blocks are checksummed, as
+  // ours are); only the fast cache-local Bloom layout is accepted here.
+  Status AddFilter(std::string_view bytes) override {
+    RocksdbBloomShape shape;
+    if (!ParseRocksdbBloom(bytes, &shape)) {
+      return Status::Corruption("not a RocksDB format_version 5 Bloom filter");
+    }
+    std::unique_ptr<rocksdb::FilterBitsReader> reader(
+        policy_.GetFilterBitsReader(rocksdb::Slice(bytes.data(), bytes.size())));
+    if (!reader) return Status::Corruption("RocksDB refused the filter");
+    readers_.push_back(std::move(reader));
+    return Status::Ok();
+  }
+  bool MayMatch(size_t i, std::string_view key) const override {
+    return readers_[i]->MayMatch(rocksdb::Slice(key.data(), key.size()));
   }
 
  private:
-  std::unique_ptr<rocksdb::FilterBitsReader> reader_;
+  const rocksdb::FilterPolicy& policy_;
+  std::vector<std::unique_ptr<rocksdb::FilterBitsReader>> readers_;
 };
 
 class Policy final : public sstable::BlockFilterPolicy {
@@ -51,23 +70,16 @@ class Policy final : public sstable::BlockFilterPolicy {
     return std::make_unique<Builder>(*policy_);
   }
 
-  // RocksDB's reader trusts its input (its SST blocks are checksummed, as
-  // ours are); only the fast cache-local Bloom layout is accepted here.
-  Status NewReader(std::string_view bytes,
-                            std::unique_ptr<sstable::BlockFilterReader>* out) const override {
-    RocksdbBloomShape shape;
-    if (!ParseRocksdbBloom(bytes, &shape)) {
-      return Status::Corruption("not a RocksDB format_version 5 Bloom filter");
-    }
-    std::unique_ptr<rocksdb::FilterBitsReader> reader(
-        policy_->GetFilterBitsReader(rocksdb::Slice(bytes.data(), bytes.size())));
-    if (!reader) return Status::Corruption("RocksDB refused the filter");
-    *out = std::make_unique<Reader>(std::move(reader));
+  Status NewTableReader(std::string_view parameters,
+                                 std::unique_ptr<sstable::TableFilterReader>* out) const override {
+    if (!parameters.empty()) return Status::Corruption("RocksDB Bloom filters take no table parameters");
+    *out = std::make_unique<Reader>(*policy_);
     return Status::Ok();
   }
 
  private:
-  std::unique_ptr<const rocksdb::FilterPolicy> policy_;
+  // Shared: readers of open tables keep using it.
+  std::shared_ptr<const rocksdb::FilterPolicy> policy_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "sweep.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,19 +13,27 @@
 
 namespace linebloom::harness {
 
-uint64_t SweepWork(const Workload& w, size_t num_bits, size_t present_lookups) {
+namespace {
+bool Wanted(const std::string& name, const std::vector<std::string>& only) {
+  return name == "none" || only.empty() || std::find(only.begin(), only.end(), name) != only.end();
+}
+}  // namespace
+
+uint64_t SweepWork(const Workload& w, size_t num_bits, size_t present_lookups, const std::vector<std::string>& only) {
   const uint64_t per_config = w.keys.size() + w.absent.size() + present_lookups;
-  const uint64_t configs_per_bits = HaveRocksdb() ? 4 : 2;
+  uint64_t configs_per_bits = 0;
+  for (const ConfigSpec& spec : StandardConfigs(10)) configs_per_bits += spec.name != "none" && Wanted(spec.name, only);
   return per_config * (1 + configs_per_bits * num_bits);
 }
 
-bool RunSweep(const Workload& w, const RunOptions& options, const std::vector<double>& bits, Progress* progress,
-              std::vector<SweepPoint>* points, std::string* error) {
+bool RunSweep(const Workload& w, const RunOptions& options, const std::vector<double>& bits,
+              const std::vector<std::string>& only, Progress* progress, std::vector<SweepPoint>* points,
+              std::string* error) {
   std::string unused_note;
   bool have_none = false;
   for (double b : bits) {
     for (const ConfigSpec& spec : StandardConfigs(b)) {
-      if (spec.name == "none" && have_none) continue;
+      if ((spec.name == "none" && have_none) || !Wanted(spec.name, only)) continue;
       SweepPoint p;
       p.nominal_bits = b;
       if (!RunConfig(spec, w, options, progress, &p.result, &unused_note, error)) return false;
@@ -54,9 +63,9 @@ const std::map<std::string, std::string>& Colors() {
 std::vector<Series> MeasuredSeries(const std::vector<SweepPoint>& points, bool fpr) {
   std::vector<Series> out;
   for (const auto& [name, color] : Colors()) {
-    // Per-block filters of a few dozen keys round up to whole 64-byte
-    // blocks, so several settings share one size: markers, no line.
-    const bool per_block = name.find("per-block") != std::string::npos;
+    // RocksDB's per-block filters of a few dozen keys round up to whole
+    // 64-byte lines, so several settings share one size: markers, no line.
+    const bool per_block = name == "rocksdb-builtin/per-block";
     // linebloom's per-file line is drawn wide underneath RocksDB's, which
     // would otherwise hide it: the two nearly coincide.
     const double width = name == "linebloom/per-file" ? 6 : 2;
@@ -98,7 +107,7 @@ bool WritePlots(const std::string& dir, const std::vector<SweepPoint>& points, u
   for (const SweepPoint& p : points) blocks = std::max(blocks, p.result.data_blocks);
   char where[200];
   std::snprintf(where, sizeof(where),
-                "%llu keys, %zu-byte blocks of ~%.0f keys; x = filter memory per key (rounding, trailers included)",
+                "%llu keys, %zu-byte blocks of ~%.0f keys; x = real filter memory per key (every byte and parameter)",
                 static_cast<unsigned long long>(keys), block_size,
                 blocks ? static_cast<double>(keys) / static_cast<double>(blocks) : 0.0);
 
@@ -114,7 +123,7 @@ bool WritePlots(const std::string& dir, const std::vector<SweepPoint>& points, u
   PlotSpec fs = DefaultPlotSpec();
   fs.title = "False-positive rate vs bits per key";
   fs.subtitle = where;
-  fs.x_label = "filter bits per key";
+  fs.x_label = "real filter bits per key";
   fs.y_label = "false-positive rate (absent keys)";
   fs.log_y = true;
   fs.y_percent = true;
@@ -126,12 +135,26 @@ bool WritePlots(const std::string& dir, const std::vector<SweepPoint>& points, u
   PlotSpec is = DefaultPlotSpec();
   is.title = "Data-block reads avoided for absent keys vs bits per key";
   is.subtitle = where;
-  is.x_label = "filter bits per key";
+  is.x_label = "real filter bits per key";
   is.y_label = "block reads avoided (vs no filter), log scale of what is left";
   is.y_nines = true;
   is.x_min = 0;
-  return WriteFile(std::filesystem::path(dir) / "io_avoided_vs_bits_per_key.svg",
-                   RenderLinePlot(is, MeasuredSeries(points, false)), written, error);
+  if (!WriteFile(std::filesystem::path(dir) / "io_avoided_vs_bits_per_key.svg",
+                 RenderLinePlot(is, MeasuredSeries(points, false)), written, error)) {
+    return false;
+  }
+  // The points themselves, for checks at equal memory.
+  std::string csv = "config,nominal_bits_per_key,real_bits_per_key,measured_fpr,predicted_fpr,filter_probes,"
+                    "io_avoided_fraction,false_negatives\n";
+  for (const SweepPoint& p : points) {
+    char line[256];
+    std::snprintf(line, sizeof(line), "%s,%g,%.6f,%.8g,%.8g,%llu,%.8g,%llu\n", p.result.name.c_str(), p.nominal_bits,
+                  p.result.filter_bits_per_key, p.result.measured_fpr, p.result.predicted_fpr,
+                  static_cast<unsigned long long>(p.result.filter_probes), p.result.io_avoided_fraction,
+                  static_cast<unsigned long long>(p.result.false_negatives));
+    csv += line;
+  }
+  return WriteFile(std::filesystem::path(dir) / "sweep.csv", csv, written, error);
 }
 
 }  // namespace linebloom::harness

@@ -36,18 +36,18 @@ class TableReader::Impl {
   struct FreeDeleter {
     void operator()(char* p) const { std::free(p); }
   };
+  uint32_t version = 0;  // table format version
   std::shared_ptr<const BlockFilterPolicy> policy;
   std::unique_ptr<char, FreeDeleter> filter_bytes;  // the filter region
   std::vector<std::string_view> block_filter_bytes;
-  std::vector<std::unique_ptr<BlockFilterReader>> block_filters;
   std::string_view file_filter_bytes;
-  std::unique_ptr<BlockFilterReader> file_filter;
+  std::unique_ptr<TableFilterReader> filters;
   bool filter_in_use = false;
 
  private:
   Status GetCounted(std::string_view key, std::string* value, LookupStats* stats) const;
-  Status CheckIndex(uint64_t index_offset) const;
-  Status LoadFilters();
+  Status CheckIndex(uint64_t index_offset);
+  Status LoadFilters(uint64_t footer_meta_offset);
   Status ReadStored(const internal::BlockHandle& h, std::string* buf, std::string* scratch,
                     std::string_view* contents, uint64_t* bytes) const;
   Status Corrupt(uint64_t offset, std::string_view what) const;

@@ -58,7 +58,9 @@ bool DecodeFooter(std::string_view bytes, Footer* footer, const char** why) {
   // The version comes before every other field: a future version may give
   // the rest of the footer another meaning.
   const uint32_t version = DecodeFixed32(bytes.data() + 32);
-  if (version != kTableFormatVersion) return Fail(why, "unsupported table format version");
+  if (version < kOldestTableFormatVersion || version > kTableFormatVersion) {
+    return Fail(why, "unsupported table format version");
+  }
   if (DecodeFixed32(bytes.data() + kFooterChecksumAt) != FooterChecksum(bytes.data())) {
     return Fail(why, "footer checksum mismatch");
   }
@@ -72,13 +74,19 @@ std::string EncodeMeta(const TableMeta& meta) {
   std::string out;
   out.push_back(static_cast<char>(meta.filter_mode));
   PutLengthPrefixed(&out, meta.filter_policy);
+  PutLengthPrefixed(&out, meta.filter_parameters);
   PutVarint64(&out, meta.num_entries);
   PutVarint64(&out, meta.num_blocks);
   PutHandle(&out, meta.filter_region);
+  PutFixed32(&out, meta.filter_region_checksum);
   return out;
 }
 
-bool DecodeMeta(std::string_view contents, TableMeta* meta, const char** why) {
+uint32_t FilterRegionChecksum(std::string_view region) {
+  return static_cast<uint32_t>(XXH3_64bits(region.data(), region.size()));
+}
+
+bool DecodeMeta(std::string_view contents, uint32_t version, TableMeta* meta, const char** why) {
   Decoder d(contents);
   uint8_t mode;
   std::string_view name;
@@ -88,9 +96,22 @@ bool DecodeMeta(std::string_view contents, TableMeta* meta, const char** why) {
   m.filter_mode = static_cast<FilterMode>(mode);
   if (!d.GetLengthPrefixed(kMaxPolicyNameSize, &name)) return Fail(why, "bad filter policy name");
   m.filter_policy = std::string(name);
-  if (!d.GetVarint64(&m.num_entries) || !d.GetVarint64(&m.num_blocks) ||
-      !GetHandle(&d, &m.filter_region) || !d.empty()) {
+  if (version >= 2) {
+    std::string_view parameters;
+    if (!d.GetLengthPrefixed(kMaxFilterParametersSize, &parameters)) return Fail(why, "bad filter parameters");
+    m.filter_parameters = std::string(parameters);
+  }
+  if (!d.GetVarint64(&m.num_entries) || !d.GetVarint64(&m.num_blocks) || !GetHandle(&d, &m.filter_region)) {
     return Fail(why, "malformed meta block");
+  }
+  if (version >= 2) {
+    std::string_view checksum;
+    if (!d.GetBytes(4, &checksum)) return Fail(why, "malformed meta block");
+    m.filter_region_checksum = DecodeFixed32(checksum.data());
+  }
+  if (!d.empty()) return Fail(why, "malformed meta block");
+  if (m.filter_mode == FilterMode::kNone && !m.filter_parameters.empty()) {
+    return Fail(why, "filter parameters without a filter");
   }
   if ((m.filter_mode == FilterMode::kNone) != m.filter_policy.empty()) {
     return Fail(why, "filter mode and filter policy disagree");
@@ -105,25 +126,29 @@ std::string EncodeIndex(const std::vector<IndexEntry>& entries) {
   for (const IndexEntry& e : entries) {
     PutLengthPrefixed(&out, e.last_key);
     PutHandle(&out, e.data);
-    PutHandle(&out, e.filter);
+    PutVarint64(&out, e.filter.size);
     PutVarint64(&out, e.num_entries);
   }
   return out;
 }
 
-bool DecodeIndex(std::string_view contents, std::vector<IndexEntry>* entries, const char** why) {
+bool DecodeIndex(std::string_view contents, uint32_t version, std::vector<IndexEntry>* entries, const char** why) {
   Decoder d(contents);
   uint64_t count;
-  // Every entry takes at least 6 bytes, so a count above size/6 is a lie;
+  // Every entry takes at least 5 bytes (6 in version 1), so a larger count
+  // is a lie;
   // checking it before reserving keeps a corrupt count from allocating.
-  if (!d.GetVarint64(&count) || count > d.remaining() / 6) return Fail(why, "bad index entry count");
+  if (!d.GetVarint64(&count) || count > d.remaining() / (version >= 2 ? 5 : 6)) return Fail(why, "bad index entry count");
   std::vector<IndexEntry> out;
   out.reserve(static_cast<size_t>(count));
   for (uint64_t i = 0; i < count; ++i) {
     IndexEntry e;
     std::string_view key;
-    if (!d.GetLengthPrefixed(kMaxKeySize, &key) || !GetHandle(&d, &e.data) ||
-        !GetHandle(&d, &e.filter) || !d.GetVarint64(&e.num_entries)) {
+    auto get_filter = [&] {
+      return version >= 2 ? d.GetBoundedVarint(uint64_t{1} << 62, &e.filter.size) : GetHandle(&d, &e.filter);
+    };
+    if (!d.GetLengthPrefixed(kMaxKeySize, &key) || !GetHandle(&d, &e.data) || !get_filter() ||
+        !d.GetVarint64(&e.num_entries)) {
       return Fail(why, "malformed index entry");
     }
     e.last_key = std::string(key);

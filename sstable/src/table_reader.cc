@@ -61,34 +61,38 @@ Status TableReader::Impl::Load(const TableReaderOptions& options) {
   std::string buf, scratch;
   std::string_view contents;
   if (Status s = ReadStored(footer.meta, &buf, &scratch, &contents, nullptr); !s.ok()) return s;
-  if (!internal::DecodeMeta(contents, &meta, &why)) return Corrupt(footer.meta.offset, why);
+  version = footer.version;
+  if (!internal::DecodeMeta(contents, version, &meta, &why)) return Corrupt(footer.meta.offset, why);
   const BlockHandle& region = meta.filter_region;
+  // Version 1 stores the whole-file filter as a stored block (at least its
+  // trailer); version 2 stores its bytes alone (an empty table's is empty).
   if (region.end() != footer.meta.offset || (meta.filter_mode == FilterMode::kNone && region.size != 0) ||
-      (meta.filter_mode == FilterMode::kPerFile && region.size < kStoredBlockTrailerSize)) {
+      (version == 1 && meta.filter_mode == FilterMode::kPerFile && region.size < kStoredBlockTrailerSize)) {
     return Corrupt(footer.meta.offset, "meta block gives an impossible filter region");
   }
 
   if (Status s = ReadStored(footer.index, &buf, &scratch, &contents, nullptr); !s.ok()) return s;
-  if (!internal::DecodeIndex(contents, &index, &why)) return Corrupt(footer.index.offset, why);
+  if (!internal::DecodeIndex(contents, version, &index, &why)) return Corrupt(footer.index.offset, why);
   if (Status s = CheckIndex(footer.index.offset); !s.ok()) return s;
 
   if (meta.filter_mode != FilterMode::kNone && options.use_filters) {
     for (const auto& p : options.filter_policies) {
       if (p && p->Name() == meta.filter_policy) policy = p;
     }
-    if (policy) return LoadFilters();
+    if (policy) return LoadFilters(footer.meta.offset);
   }
   return Status::Ok();
 }
 
 // The layout is fully determined by the writer, so the reader demands it
 // exactly: data blocks back to back from offset 0, filters back to back
-// filling their region, keys strictly increasing, counts adding up.
-Status TableReader::Impl::CheckIndex(uint64_t index_offset) const {
+// filling their region, keys strictly increasing, counts adding up. In
+// version 2 the filter offsets are implied by the sizes and filled in here.
+Status TableReader::Impl::CheckIndex(uint64_t index_offset) {
   if (index.size() != meta.num_blocks) return Corrupt(index_offset, "index and meta block disagree on the block count");
   uint64_t data_at = 0, filter_at = meta.filter_region.offset, entries = 0;
   for (size_t i = 0; i < index.size(); ++i) {
-    const IndexEntry& e = index[i];
+    IndexEntry& e = index[i];
     auto bad = [&](const char* what) {
       return Corrupt(index_offset, std::string("index entry ").append(std::to_string(i)).append(": ").append(what));
     };
@@ -99,7 +103,10 @@ Status TableReader::Impl::CheckIndex(uint64_t index_offset) const {
     entries += e.num_entries;
     if (i > 0 && !(index[i - 1].last_key < e.last_key)) return bad("keys out of order");
     if (meta.filter_mode == FilterMode::kPerBlock) {
-      if (e.filter.offset != filter_at || e.filter.size < kStoredBlockTrailerSize) return bad("impossible filter location");
+      if (version >= 2) e.filter.offset = filter_at;
+      if (e.filter.offset != filter_at || (version == 1 && e.filter.size < kStoredBlockTrailerSize)) {
+        return bad("impossible filter location");
+      }
       filter_at = e.filter.end();
       if (filter_at > meta.filter_region.end()) return bad("filter beyond the filter region");
     } else if (e.filter.offset != 0 || e.filter.size != 0) {
@@ -114,32 +121,43 @@ Status TableReader::Impl::CheckIndex(uint64_t index_offset) const {
   return Status::Ok();
 }
 
-Status TableReader::Impl::LoadFilters() {
+Status TableReader::Impl::LoadFilters(uint64_t footer_meta_offset) {
   const BlockHandle& region = meta.filter_region;
-  // 64-byte aligned so that a linebloom block is one cache line (for the
-  // whole-file filter; per-block filters start wherever they fall).
+  // 64-byte aligned so that a filter part that is a whole line in the
+  // region is one cache line in memory.
   const size_t alloc = std::max<size_t>(64, static_cast<size_t>((region.size + 63) / 64 * 64));
   filter_bytes.reset(static_cast<char*>(std::aligned_alloc(64, alloc)));
   if (!filter_bytes) return Status::IOError(file->name() + ": out of memory for the filters");
   if (Status s = file->Read(region.offset, std::span<char>(filter_bytes.get(), region.size), nullptr); !s.ok()) {
     return s;
   }
-  auto load = [&](const BlockHandle& h, std::string_view* bytes, std::unique_ptr<BlockFilterReader>* reader) {
-    const std::string_view stored(filter_bytes.get() + (h.offset - region.offset), static_cast<size_t>(h.size));
-    std::string scratch;
-    if (Status s = internal::ReadStoredBlock(stored, file->name(), h.offset, &scratch, bytes); !s.ok()) return s;
-    // Filters are stored raw so that readers can point into the region.
-    if (!scratch.empty() || bytes->data() != stored.data()) return Corrupt(h.offset, "compressed filter block");
-    if (Status s = policy->NewReader(*bytes, reader); !s.ok()) return Corrupt(h.offset, s.message());
+  const std::string_view bytes(filter_bytes.get(), static_cast<size_t>(region.size));
+  if (version >= 2 && internal::FilterRegionChecksum(bytes) != meta.filter_region_checksum) {
+    return Corrupt(region.offset, "filter region checksum mismatch");
+  }
+  if (Status s = policy->NewTableReader(meta.filter_parameters, &filters); !s.ok()) {
+    return Corrupt(footer_meta_offset, s.message());
+  }
+  // One filter at `h` (absolute offset): in version 1 a stored block whose
+  // payload is the filter, in version 2 the bytes themselves.
+  auto load = [&](const BlockHandle& h, std::string_view* filter) {
+    const std::string_view stored = bytes.substr(static_cast<size_t>(h.offset - region.offset), static_cast<size_t>(h.size));
+    *filter = stored;
+    if (version == 1) {
+      std::string scratch;
+      if (Status s = internal::ReadStoredBlock(stored, file->name(), h.offset, &scratch, filter); !s.ok()) return s;
+      // Filters are stored raw so that readers can point into the region.
+      if (!scratch.empty() || filter->data() != stored.data()) return Corrupt(h.offset, "compressed filter block");
+    }
+    if (Status s = filters->AddFilter(*filter); !s.ok()) return Corrupt(h.offset, s.message());
     return Status::Ok();
   };
   if (meta.filter_mode == FilterMode::kPerFile) {
-    if (Status s = load(region, &file_filter_bytes, &file_filter); !s.ok()) return s;
+    if (Status s = load(region, &file_filter_bytes); !s.ok()) return s;
   } else {
     block_filter_bytes.resize(index.size());
-    block_filters.resize(index.size());
     for (size_t i = 0; i < index.size(); ++i) {
-      if (Status s = load(index[i].filter, &block_filter_bytes[i], &block_filters[i]); !s.ok()) return s;
+      if (Status s = load(index[i].filter, &block_filter_bytes[i]); !s.ok()) return s;
     }
   }
   filter_in_use = true;
@@ -166,8 +184,7 @@ Status TableReader::Impl::GetCounted(std::string_view key, std::string* value, L
   if (!b) return Status::NotFound("");
   if (filter_in_use) {
     ++st->filter_probes;
-    const BlockFilterReader& f = meta.filter_mode == FilterMode::kPerFile ? *file_filter : *block_filters[*b];
-    if (!f.MayMatch(key)) {
+    if (!filters->MayMatch(meta.filter_mode == FilterMode::kPerFile ? 0 : *b, key)) {
       ++st->filter_negatives;
       return Status::NotFound("");
     }
@@ -228,11 +245,18 @@ const std::string& TableReader::filter_policy_name() const { return impl_->meta.
 bool TableReader::filter_in_use() const { return impl_->filter_in_use; }
 size_t TableReader::filter_memory() const {
   if (!impl_->filter_in_use) return 0;
-  if (impl_->meta.filter_mode == FilterMode::kPerFile) return impl_->file_filter_bytes.size();
-  size_t total = 0;
-  for (std::string_view f : impl_->block_filter_bytes) total += f.size();
+  // The region, the parameters, and the index fields that locate each
+  // filter (version 2: its size; version 1: its offset and size).
+  size_t total = static_cast<size_t>(impl_->meta.filter_region.size) + impl_->meta.filter_parameters.size();
+  if (impl_->meta.filter_mode == FilterMode::kPerBlock) {
+    for (const IndexEntry& e : impl_->index) {
+      total += internal::VarintLength(e.filter.size) + (impl_->version == 1 ? internal::VarintLength(e.filter.offset) : 0);
+    }
+  }
   return total;
 }
+const std::string& TableReader::filter_parameters() const { return impl_->meta.filter_parameters; }
+uint32_t TableReader::format_version() const { return impl_->version; }
 std::string_view TableReader::file_filter() const { return impl_->file_filter_bytes; }
 const std::string& TableReader::file_name() const { return impl_->file->name(); }
 uint64_t TableReader::file_size() const { return impl_->file->Size(); }

@@ -54,17 +54,16 @@ class TableWriter::Impl {
     meta.num_entries = num_entries_;
     meta.num_blocks = index_.size();
     meta.filter_region.offset = offset_;
-    if (options_.filter_mode == FilterMode::kPerFile) {
-      AppendStoredBlock(filter_->Finish(), /*try_compress=*/false, &filters_);
-    }
+    if (options_.filter_mode == FilterMode::kPerFile) filters_ = filter_->Finish();
     if (options_.filter_mode != FilterMode::kNone) {
       meta.filter_policy = options_.filter_policy->Name();
-      // Per-block filter handles were recorded relative to the region.
-      for (IndexEntry& e : index_) {
-        if (options_.filter_mode == FilterMode::kPerBlock) e.filter.offset += offset_;
+      meta.filter_parameters = filter_->Parameters();
+      if (meta.filter_parameters.size() > internal::kMaxFilterParametersSize) {
+        return error_ = Status::InvalidArgument(file_->name() + ": filter parameters longer than 255 bytes");
       }
     }
     meta.filter_region.size = filters_.size();
+    meta.filter_region_checksum = internal::FilterRegionChecksum(filters_);
     if (Status s = Write(filters_); !s.ok()) return s;
 
     internal::Footer footer;
@@ -96,9 +95,9 @@ class TableWriter::Impl {
     if (Status s = WriteBlock(block_.Finish(), &entry.data, options_.compress); !s.ok()) return s;
     block_.Reset();
     if (options_.filter_mode == FilterMode::kPerBlock) {
-      entry.filter.offset = filters_.size();
-      AppendStoredBlock(filter_->Finish(), /*try_compress=*/false, &filters_);
-      entry.filter.size = filters_.size() - entry.filter.offset;
+      const std::string filter = filter_->Finish();
+      entry.filter.size = filter.size();
+      filters_.append(filter);
     }
     index_.push_back(std::move(entry));
     return Status::Ok();
@@ -125,8 +124,8 @@ class TableWriter::Impl {
   std::unique_ptr<BlockFilterBuilder> filter_;
   std::string last_key_;
   std::vector<IndexEntry> index_;
-  // Stored filter blocks, written after the data blocks in Finish; filters
-  // are small (bits per key, not bytes per key), so they wait in memory.
+  // The filter region, written after the data blocks in Finish; filters are
+  // small (bits per key, not bytes per key), so they wait in memory.
   std::string filters_;
   std::string stored_;
   uint64_t offset_ = 0;

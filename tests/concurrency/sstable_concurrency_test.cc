@@ -149,12 +149,12 @@ TEST(SstableConcurrency, SharedReaderWhileOthersOpenCloseAndWrite) {
   EXPECT_EQ(fail.phantom.load(), 0u);
   EXPECT_EQ(fail.errors.load(), 0u);
   EXPECT_EQ(iterated.load(), uint64_t{kReaders} * kRows);
-  // The filters kept working under concurrency. At 10 bits/key a blocked
-  // filter's false-positive rate is at most 0.957 % (less here: small block
-  // filters round up to whole 512-bit blocks). Every reader asks the same
-  // ~6000 absent keys, so each sees Binomial(6000, p <= 0.00957) false
-  // positives: mean <= 57, sd <= 7.5. The bound, 2 %, is 120 per reader,
-  // more than 8 sd above the mean.
+  // The filters kept working under concurrency. At 10 bits/key a per-block
+  // filter's exact false-positive rate is at most ~1.01 % (9-key blocks;
+  // 0.87 % at 33 keys: docs/FORMAT.md section 2). Every reader asks the same
+  // ~6000 absent keys, so each sees Binomial(6000, p <= 0.0101) false
+  // positives: mean <= 61, sd <= 7.8. The bound, 2 %, is 120 per reader,
+  // more than 7 sd above the mean.
   EXPECT_LT(false_positives.load(), absent_lookups.load() / 50);
 }
 

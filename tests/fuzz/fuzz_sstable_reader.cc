@@ -3,7 +3,8 @@
 // Fuzz target: the micro-SSTable reader on bytes from a broken or hostile
 // file. The first input byte picks one of two modes.
 //
-// Raw (even first byte): the rest of the input is the whole file. Open it,
+// Raw (even first byte): the rest of the input is the whole file (table
+// format 1 or 2; the seeds hold both). Open it,
 // look up keys, walk it with an iterator. Properties: no crash, no sanitizer
 // report, a file that does not open is a Corruption with a message, and Get
 // returns only values the iterator saw. (The seeds are valid tables, so the fuzzer starts
@@ -18,7 +19,8 @@
 //    or ignored;
 //  - flipped, the reader never returns wrong data: a Get that succeeds
 //    returns the written value, and a written key is never NotFound (a
-//    corrupt filter or block must be an error, not a false negative).
+//    corrupt filter or block must be an error, not a false negative: the
+//    filter region of format 2 has one checksum, verified at open).
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -139,8 +141,13 @@ Written ChooseTable(FuzzedDataProvider& in) {
   w.options.block_size = in.ConsumeIntegralInRange<size_t>(1, 4096);
   w.options.compress = in.ConsumeBool();
   w.options.filter_mode = static_cast<FilterMode>(in.ConsumeIntegralInRange<uint8_t>(0, 2));
-  w.options.filter_policy = NewLinebloomBlockFilterPolicy(
-      {.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0), .seed = in.ConsumeIntegral<uint32_t>()});
+  // Either linebloom format in a table of format 2: linepairs (parameters
+  // once per table, k chosen or fixed) or blocked512 (self-describing).
+  const FilterOptions filter_options{.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0),
+                                     .num_probes = in.ConsumeIntegralInRange<int>(0, 24),
+                                     .seed = in.ConsumeIntegral<uint32_t>()};
+  w.options.filter_policy = in.ConsumeBool() ? NewLinebloomBlocked512Policy(filter_options)
+                                             : NewLinebloomBlockFilterPolicy(filter_options);
   w.options.sync_on_finish = in.ConsumeBool();
   // Bulk entries give multi-block tables from short inputs; values repeat
   // their key so LZ4 has something to compress.
@@ -187,6 +194,10 @@ void CheckExact(const Written& w, const std::string& bytes) {
     const Status open = OpenBytes(bytes, use_filters, &table);
     FUZZ_CHECK(open.ok(), "a table just written opens");
     FUZZ_CHECK(table->num_entries() == w.entries.size(), "num_entries");
+    FUZZ_CHECK(table->format_version() == 2, "the writer writes table format 2");
+    if (table->filter_in_use() && !w.entries.empty()) {
+      FUZZ_CHECK(table->filter_memory() > 0, "a table with filters in use accounts for their bytes");
+    }
     FUZZ_CHECK(table->filter_mode() == w.options.filter_mode, "filter_mode recorded");
     FUZZ_CHECK(table->filter_in_use() == (use_filters && w.options.filter_mode != FilterMode::kNone),
                "filters in use exactly when present and wanted");

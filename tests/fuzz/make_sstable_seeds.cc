@@ -1,9 +1,12 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // Writes the seed corpus of fuzz_sstable_reader (tests/fuzz/corpus/
-// fuzz_sstable_reader/): valid micro-SSTables of every filter mode, with and
-// without compression, behind the raw-mode byte (0x00), and a few inputs for
-// the written mode (first byte 0x01). Deterministic.
+// fuzz_sstable_reader/): valid micro-SSTables (table format 2) of every
+// filter mode and both linebloom filter formats, with and without
+// compression, behind the raw-mode byte (0x00), and a few inputs for the
+// written mode (first byte 0x01). Deterministic. The table format 1 seeds
+// (raw_v1_*) are the committed tests/sstable/testdata tables behind 0x00;
+// this writer no longer writes that format and leaves them alone.
 //
 // Usage: fuzz_make_sstable_seeds CORPUS_DIR
 
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "linebloom/foundation/file.h"
+#include "linebloom/sstable/block_filter.h"
 #include "linebloom/sstable/table_writer.h"
 
 namespace {
@@ -22,8 +26,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace linebloom::sstable;
 
-std::string Table(int rows, FilterMode mode, bool compress, size_t block_size) {
+std::string Table(int rows, FilterMode mode, bool compress, size_t block_size, bool blocked512 = false) {
   TableWriterOptions options;
+  if (blocked512) options.filter_policy = NewLinebloomBlocked512Policy();
   options.filter_mode = mode;
   options.compress = compress;
   options.block_size = block_size;
@@ -59,6 +64,9 @@ int main(int argc, char** argv) {
   Write(dir, "raw_per_file", raw + Table(40, FilterMode::kPerFile, false, 256));
   Write(dir, "raw_no_filter", raw + Table(40, FilterMode::kNone, true, 256));
   Write(dir, "raw_one_row", raw + Table(1, FilterMode::kPerBlock, false, 4096));
+  Write(dir, "raw_per_block_16k", raw + Table(600, FilterMode::kPerBlock, false, 16384));
+  Write(dir, "raw_blocked512_per_block", raw + Table(60, FilterMode::kPerBlock, false, 256, true));
+  Write(dir, "raw_blocked512_per_file", raw + Table(40, FilterMode::kPerFile, true, 256, true));
 
   // Written mode reads parameters from the back of the input (libFuzzer's
   // FuzzedDataProvider), keys and values from the front.

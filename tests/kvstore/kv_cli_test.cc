@@ -236,12 +236,12 @@ TEST(KvCliBatchSessionTest, ArrivedPutsAreCommittedAsOneGroup) {
   std::FILE* out = std::tmpfile();
   ASSERT_NE(out, nullptr);
   {
-    cli::BatchSession session(store.get(), out);
-    session.Feed("put a 1\nput b 2\nput c");  // "put c" is not complete yet
-    session.Feed(" 3\nget b\nput d 4\n");
-    session.Finish();
-    EXPECT_EQ(session.commands(), 5u);
-    EXPECT_EQ(session.errors(), 0u);
+    cli::BatchSession batch(store.get(), out);
+    batch.Feed("put a 1\nput b 2\nput c");  // "put c" is not complete yet
+    batch.Feed(" 3\nget b\nput d 4\n");
+    batch.Finish();
+    EXPECT_EQ(batch.commands(), 5u);
+    EXPECT_EQ(batch.errors(), 0u);
   }
   std::rewind(out);
   char buf[256] = {};

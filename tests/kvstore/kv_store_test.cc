@@ -336,6 +336,9 @@ TEST(KvStoreTest, StatsCountPerRunAndPerLevelAndSurviveReopen) {
       testing::ExpectCounterIdentities(r.counters, std::string("run ").append(std::to_string(r.file_number)));
       hits += r.counters.hits;
       EXPECT_GT(r.filter_bytes, 0u);
+      // Per-block filters cost what they are configured to (10 bits/key):
+      // sized to the byte, parameters once per table.
+      EXPECT_NEAR(r.block_filter_bits_per_key, 10.0, 0.3) << r.file_number;
       EXPECT_GT(r.counters.reads_avoided(), 0u);
     }
     EXPECT_EQ(hits, 6000u);

@@ -6,9 +6,10 @@
 #      that release has the same virtual functions in the same order as
 #      RocksDB's own declaration (the vtable layout RocksDB calls through);
 #   2. every plugin source, the API shims and builtin_filter.h compile
-#      against it, both with filter_bits.h's declaration and with RocksDB's
-#      own internal header (-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER, as inside
-#      RocksDB's tree), with -Wall -Wextra -Werror.
+#      against it with filter_bits.h's declaration, and the sources that
+#      implement the builder and readers also with RocksDB's own internal
+#      header (-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER, as inside RocksDB's
+#      tree); with RocksDB's warning flags, as errors.
 #
 # usage: compile_check.sh HEADERS_DIR [SOURCE_TARBALL]
 #   HEADERS_DIR     holds <version>/include and <version>/table/... per release
@@ -22,7 +23,9 @@ cxx=${CXX:-g++}
 # --compile MODE SET FILE: one syntax-only compile (run in parallel below).
 if [ "${1:-}" = --compile ]; then
   mode=$2 set=$3 src=$4
-  flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -fno-rtti
+  # RocksDB's own warning flags (it builds plugin sources with them, as errors).
+  flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -fno-rtti -Wsign-compare -Wshadow
+         -Wno-unused-parameter -Woverloaded-virtual -Wnon-virtual-dtor
          -I "$set/include" -I "$root/integration/rocksdb/include"
          -I "$root/integration/rocksdb/src" -I "$root/filter_policy/include")
   [ "$mode" = internal ] && flags+=(-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER -I "$set")

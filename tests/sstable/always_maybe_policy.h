@@ -26,15 +26,19 @@ class AlwaysMaybePolicy final : public BlockFilterPolicy {
         n = 0;
         return "M";
       }
+      std::string Parameters() const override { return "P"; }
     };
     return std::make_unique<Builder>();
   }
   // Accepts only what its own builder writes.
-  Status NewReader(std::string_view bytes, std::unique_ptr<BlockFilterReader>* out) const override {
-    struct Reader final : BlockFilterReader {
-      bool MayMatch(std::string_view) const override { return true; }
+  Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* out) const override {
+    struct Reader final : TableFilterReader {
+      Status AddFilter(std::string_view bytes) override {
+        return bytes == "M" ? Status::Ok() : Status::Corruption("not an always-maybe filter");
+      }
+      bool MayMatch(size_t, std::string_view) const override { return true; }
     };
-    if (bytes != "M") return Status::Corruption("not an always-maybe filter");
+    if (parameters != "P") return Status::Corruption("not always-maybe parameters");
     *out = std::make_unique<Reader>();
     return Status::Ok();
   }

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "experiment.h"
-#include "fpr_model.h"
 #include "linebloom/bloom_math.h"
+#include "linebloom/finite_bloom_fpr.h"
 #include "report.h"
 #include "svg_plot.h"
 #include "table_test_util.h"
@@ -28,34 +28,49 @@ namespace linebloom::harness {
 namespace {
 
 TEST(FprModel, ExactSmallCases) {
-  BlockedFprModel model;
-  EXPECT_EQ(model.Fpr(0, 10, 6), 0.0);
+  FiniteBloomFpr model;
+  EXPECT_EQ(model.Split(0, {{10, 512}}, 6), 0.0);
   // One key, one probe: one bit of 512 is set.
-  EXPECT_DOUBLE_EQ(model.BlockFpr(1, 1), 1.0 / 512);
+  EXPECT_DOUBLE_EQ(model.Standard(512, 1, 1), 1.0 / 512);
   // One key, two probes: X = 1 with probability 1/512 (same bit twice),
   // else 2; two query probes both hit with E[(X/512)^2].
   const double p2 = (1.0 / 512) * std::pow(1.0 / 512, 2) + (511.0 / 512) * std::pow(2.0 / 512, 2);
-  EXPECT_NEAR(model.BlockFpr(1, 2), p2, 1e-15);
-  // Two blocks, one key, one probe: the key's block is hit with probability
+  EXPECT_NEAR(model.Standard(512, 1, 2), p2, 1e-15);
+  // Two parts, one key, one probe: the key's part is hit with probability
   // 1/2, then its bit with 1/512.
-  EXPECT_NEAR(model.Fpr(1, 2, 1), 0.5 / 512, 1e-15);
+  EXPECT_NEAR(model.Split(1, {{2, 512}}, 1), 0.5 / 512, 1e-15);
+  // Parts of 8 and 16 bits, one key, one probe: the query's part holds the
+  // key with probability 1/2, then hits its bit with 1/8 or 1/16.
+  EXPECT_NEAR(model.Split(1, {{1, 8}, {1, 16}}, 1), 0.5 * (0.5 / 8 + 0.5 / 16), 1e-15);
+  // Two keys in 8 bits, one probe each: X = 1 w.p. 1/8, else 2.
+  EXPECT_NEAR(model.Standard(8, 2, 1), (1.0 / 8) * (1.0 / 8) + (7.0 / 8) * (2.0 / 8), 1e-15);
+  EXPECT_EQ(model.Standard(0, 3, 2), 1.0);
 }
 
-TEST(FprModel, ManyBlocksMatchTheCorePoissonFormula) {
-  // With many blocks, Binomial(n, 1/N) occupancy is Poisson(n/N): the model
+TEST(FprModel, ManyPartsMatchTheCorePoissonFormula) {
+  // With many parts, Binomial(n, 1/P) occupancy is Poisson(n/P): the model
   // must agree with linebloom::BlockedFpr (the same exact per-block rate).
-  BlockedFprModel model;
+  FiniteBloomFpr model;
   for (int k : {3, 6, 9}) {
     const uint64_t blocks = 20000, keys = blocks * 512 / 10;  // 10 bits/key
-    EXPECT_NEAR(model.Fpr(keys, blocks, k), BlockedFpr(10, k), BlockedFpr(10, k) * 2e-4) << k;
+    EXPECT_NEAR(model.Split(keys, {{blocks, 512}}, k), BlockedFpr(10, k), BlockedFpr(10, k) * 2e-4) << k;
   }
 }
 
 TEST(FprModel, OneBlockIsNotPoisson) {
-  // A one-block filter holds exactly n keys; the Poisson mixture overstates
+  // A one-part filter holds exactly n keys; the Poisson mixture overstates
   // its rate (the reason the harness does not use it for per-block filters).
-  BlockedFprModel model;
-  EXPECT_LT(model.BlockFpr(46, 6) * 1.1, BlockedFpr(512.0 / 46, 6));
+  FiniteBloomFpr model;
+  EXPECT_LT(model.Standard(512, 46, 6) * 1.1, BlockedFpr(512.0 / 46, 6));
+}
+
+TEST(FprModel, LargeStandardFilterApproachesTheTextbookFormula) {
+  // m = 10 n bits: (1 - e^(-k/c))^k with a finite-size correction that
+  // vanishes as m grows (exact is above the Jensen lower bound).
+  FiniteBloomFpr model;
+  const double exact = model.Standard(4000, 400, 7);
+  EXPECT_GT(exact, StandardFpr(10, 7));
+  EXPECT_NEAR(exact, StandardFpr(10, 7), 0.03 * StandardFpr(10, 7));
 }
 
 // Measured against predicted on real tables, with per-block filters of a
@@ -171,11 +186,13 @@ TEST(RocksdbBlockFilter, ShapeOfRealFiltersAndGarbage) {
   ASSERT_TRUE(ParseRocksdbBloom(bytes, &shape));
   EXPECT_EQ(shape.num_probes, 6);  // RocksDB's choice at 10 bits/key
   EXPECT_EQ(shape.num_lines, (1000 * 10 + 511) / 512u);
-  std::unique_ptr<sstable::BlockFilterReader> reader;
-  ASSERT_TRUE(policy->NewReader(bytes, &reader).ok());
-  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(reader->MayMatch("key" + std::to_string(i)));
-  EXPECT_TRUE(policy->NewReader("garbage", &reader).IsCorruption());
-  EXPECT_TRUE(policy->NewReader(std::string(69, '\0'), &reader).IsCorruption());
+  std::unique_ptr<sstable::TableFilterReader> reader;
+  ASSERT_TRUE(policy->NewTableReader("", &reader).ok());
+  ASSERT_TRUE(reader->AddFilter(bytes).ok());
+  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(reader->MayMatch(0, "key" + std::to_string(i)));
+  EXPECT_TRUE(reader->AddFilter("garbage").IsCorruption());
+  EXPECT_TRUE(reader->AddFilter(std::string(69, '\0')).IsCorruption());
+  EXPECT_TRUE(policy->NewTableReader("x", &reader).IsCorruption());
 }
 
 TEST(RocksdbBlockFilter, TablesKeepTheirPolicyApart) {

@@ -92,9 +92,10 @@ TEST(IoAccounting, LinebloomFalsePositivesEqualUnneededBlockReads) {
       ASSERT_TRUE(table->Get(key, &value, &stats).IsNotFound());
       const std::string_view filter_bytes =
           mode == FilterMode::kPerFile ? table->file_filter() : table->block(*table->FindBlock(key)).filter;
-      FilterReader filter;
-      ASSERT_TRUE(FilterReader::Parse(filter_bytes, &filter).ok());
-      if (filter.MayContain(key)) {
+      std::unique_ptr<TableFilterReader> filter;
+      ASSERT_TRUE(options.filter_policy->NewTableReader(table->filter_parameters(), &filter).ok());
+      ASSERT_TRUE(filter->AddFilter(filter_bytes).ok());
+      if (filter->MayMatch(0, key)) {
         ++expected_fp;
         expected_bytes += StoredSize(*table, key);
       }
@@ -118,24 +119,31 @@ TEST(IoAccounting, LinebloomFalsePositivesEqualUnneededBlockReads) {
   }
 }
 
+// Table format 2 charges a table for exactly its filter bytes: each block's
+// filter is its key count times the bits per key rounded to the nearest
+// byte, plus the 5 bytes of parameters once per table and the one-byte
+// filter size in each index entry.
 TEST(IoAccounting, FilterMemoryIsTheSumOfTheFilters) {
   const auto entries = MakeEntries(5000, 30);
   std::unique_ptr<TableReader> table;
   ASSERT_TRUE(OpenTable(BuildTable(entries, Options(FilterMode::kPerBlock, 1024)), {}, &table).ok());
+  EXPECT_EQ(table->format_version(), 2u);
+  EXPECT_EQ(table->filter_parameters().size(), 5u);
   size_t sum = 0;
   for (size_t i = 0; i < table->num_blocks(); ++i) {
     const BlockInfo b = table->block(i);
-    FilterReader f;
-    ASSERT_TRUE(FilterReader::Parse(b.filter, &f).ok());
-    // Each block's filter is sized for its own key count, in whole 64-byte
-    // blocks plus the 16-byte trailer.
-    EXPECT_EQ(b.filter.size(), NumBlocksFor(b.num_entries, 10) * 64 + 16);
-    sum += b.filter.size();
+    EXPECT_EQ(b.filter.size(), (b.num_entries * 10 + 4) / 8) << "block " << i;
+    sum += b.filter.size() + 1;
   }
-  EXPECT_EQ(table->filter_memory(), sum);
+  EXPECT_EQ(table->filter_memory(), sum + 5);
+  // 10.0 bits/key for the filters themselves, to within one byte a block.
+  EXPECT_NEAR(8.0 * static_cast<double>(sum - table->num_blocks()) / 5000, 10.0,
+              4.0 * static_cast<double>(table->num_blocks()) / 5000);
 
+  // A whole-file filter likewise: 5000 keys at 10 bits/key, 6250 bytes.
   ASSERT_TRUE(OpenTable(BuildTable(entries, Options(FilterMode::kPerFile, 1024)), {}, &table).ok());
-  EXPECT_EQ(table->filter_memory(), NumBlocksFor(5000, 10) * 64 + 16);
+  EXPECT_EQ(table->file_filter().size(), 6250u);
+  EXPECT_EQ(table->filter_memory(), table->file_filter().size() + 5);
 }
 
 }  // namespace

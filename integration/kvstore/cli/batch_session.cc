@@ -151,15 +151,15 @@ void BatchSession::CommitPending() {
 void BatchSession::Flush() { std::fflush(out_); }
 
 void RunBatch(KvStore* store, int in_fd, std::FILE* out) {
-  BatchSession session(store, out);
+  BatchSession batch(store, out);
   char buf[64 * 1024];
   for (;;) {
     const ssize_t n = ::read(in_fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    session.Feed(std::string_view(buf, static_cast<size_t>(n)));
+    batch.Feed(std::string_view(buf, static_cast<size_t>(n)));
   }
-  session.Finish();
+  batch.Finish();
 }
 
 }  // namespace linebloom::kvstore::cli

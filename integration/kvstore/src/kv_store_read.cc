@@ -81,6 +81,8 @@ StoreStats KvStore::Impl::Stats() const {
     r.data_blocks = run->data_blocks();
     r.filter_bytes = run->filter_bytes();
     r.filter_bits_per_key = 8.0 * static_cast<double>(r.filter_bytes) / static_cast<double>(m.num_entries);
+    r.block_filter_bytes = run->block_filter_bytes();
+    r.block_filter_bits_per_key = 8.0 * static_cast<double>(r.block_filter_bytes) / static_cast<double>(m.num_entries);
     r.counters = run->counters().Load();
     s.runs.push_back(r);
     LevelStats& l = levels[m.level];
@@ -91,6 +93,7 @@ StoreStats KvStore::Impl::Stats() const {
     s.filter_bytes += r.filter_bytes;
     s.run_entries += m.num_entries;
   }
+  if (s.run_entries > 0) s.filter_bits_per_key = 8.0 * static_cast<double>(s.filter_bytes) / static_cast<double>(s.run_entries);
   for (LevelStats& l : levels) {
     if (l.entries > 0) l.filter_bits_per_key = 8.0 * static_cast<double>(l.filter_bytes) / static_cast<double>(l.entries);
     if (l.runs > 0 || l.counters.lookups > 0) {

@@ -44,6 +44,7 @@ std::string StatsToJson(const StoreStats& s) {
 
   top.Field("run_entries", s.run_entries);
   top.Field("filter_bytes", s.filter_bytes);
+  top.Field("filter_bits_per_key", s.filter_bits_per_key);
   top.Key("run_lookups");
   {
     JsonObject t(&out, 2);
@@ -73,6 +74,8 @@ std::string StatsToJson(const StoreStats& s) {
     o->Field("data_blocks", r.data_blocks);
     o->Field("filter_bytes", r.filter_bytes);
     o->Field("filter_bits_per_key", r.filter_bits_per_key);
+    o->Field("block_filter_bytes", r.block_filter_bytes);
+    o->Field("block_filter_bits_per_key", r.block_filter_bits_per_key);
     CounterFields(o, r.counters);
   });
   top.Field("background_error", s.background_error);

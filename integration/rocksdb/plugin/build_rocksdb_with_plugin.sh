@@ -13,8 +13,9 @@
 #
 # usage: integration/rocksdb/plugin/build_rocksdb_with_plugin.sh
 # env: LINEBLOOM_CACHE  (default ${XDG_CACHE_HOME:-$HOME/.cache}/linebloom)
-#      ROCKSDB_TARBALL  (default: rocksdb-11.8.1.tar.xz under shared/rocksdb/src
-#                        next to the checkout, or /work/shared/rocksdb/src)
+#      ROCKSDB_TARBALL  (default: src/rocksdb-11.8.1.tar.xz of
+#                        $LINEBLOOM_SHARED_ROCKSDB, else of ../shared/rocksdb
+#                        beside the checkout, else of /work/shared/rocksdb)
 #      JOBS             (parallel compile jobs, default: number of CPUs)
 #      CHECK_DIR        (scratch DB for the check, default $CACHE/plugin-check)
 set -eu
@@ -28,9 +29,10 @@ check=${CHECK_DIR:-$cache/plugin-check}
 jobs=${JOBS:-$(nproc)}
 
 if [ -z "${ROCKSDB_TARBALL:-}" ]; then
-  for candidate in "$root/../shared/rocksdb/src/rocksdb-$version.tar.xz" \
-                   "/work/shared/rocksdb/src/rocksdb-$version.tar.xz"; do
-    [ -r "$candidate" ] && { ROCKSDB_TARBALL=$candidate; break; }
+  for shared in ${LINEBLOOM_SHARED_ROCKSDB:+"$LINEBLOOM_SHARED_ROCKSDB"} \
+                "$root/../shared/rocksdb" /work/shared/rocksdb; do
+    [ -r "$shared/src/rocksdb-$version.tar.xz" ] &&
+      { ROCKSDB_TARBALL=$shared/src/rocksdb-$version.tar.xz; break; }
   done
 fi
 

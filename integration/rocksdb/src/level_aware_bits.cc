@@ -208,7 +208,7 @@ const LevelAllocation& LevelAwareBits::AllocationForLocked(const std::vector<int
 }
 
 const LevelAllocation& LevelAwareBits::AllocationFor(int num_runs) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   std::vector<int> key(static_cast<size_t>(std::max(num_runs, 2)), kUnit);
   key.push_back(static_cast<int>(std::lround(average_bits_per_key_ * kUnit)));
   return AllocationForLocked(key);
@@ -240,7 +240,7 @@ double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
 }
 
 double LevelAwareBits::BudgetAverage(const std::string& column_family) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = column_families_.find(column_family);
   return it == column_families_.end() ? average_bits_per_key_ : BudgetAverageLocked(it->second);
 }
@@ -299,7 +299,7 @@ std::vector<int> LevelAwareBits::QuantizedWeightsLocked(const ColumnFamily& cf) 
 }
 
 std::vector<double> LevelAwareBits::LookupWeights(const std::string& column_family) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto it = column_families_.find(column_family);
   return it == column_families_.end() ? std::vector<double>{} : WeightsLocked(it->second);
 }
@@ -308,7 +308,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
                                    std::string_view smallest, std::string_view largest,
                                    uint64_t keys, uint64_t filter_bytes) {
   if (level < 0 || keys == 0 || largest < smallest) return;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[column_family];
   if (!cf.any_filter) {
     cf.any_filter = true;
@@ -356,7 +356,7 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(
       (context.num_levels > 0 && level >= context.num_levels)) {
     return Uniform();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[context.column_family_name];
   if (level > 0) {
     cf.shallowest = cf.shallowest < 0 ? level : std::min(cf.shallowest, level);

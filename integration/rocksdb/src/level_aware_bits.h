@@ -108,7 +108,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -119,6 +118,7 @@
 
 #include "bits_builder.h"
 #include "linebloom/filter_options.h"
+#include "linebloom/foundation/mutex.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
@@ -202,23 +202,22 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   };
 
   FilterOptions Uniform() const;
-  // mutex_ held for all five. The key is the runs' quantized weights and,
-  // last, the quantized average.
-  const LevelAllocation& AllocationForLocked(const std::vector<int>& key);
-  double BudgetAverageLocked(const ColumnFamily& cf) const;
-  double LiveRatioLocked(const ColumnFamily& cf) const;
-  std::vector<double> WeightsLocked(const ColumnFamily& cf) const;
-  std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const;
+  // The key is the runs' quantized weights and, last, the quantized average.
+  const LevelAllocation& AllocationForLocked(const std::vector<int>& key) LINEBLOOM_REQUIRES(mutex_);
+  double BudgetAverageLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  double LiveRatioLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  std::vector<double> WeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
 
   const double average_bits_per_key_;
   const int num_probes_;
   const double size_ratio_;
 
-  std::mutex mutex_;
-  std::map<std::string, ColumnFamily> column_families_;  // by name
+  mutable Mutex mutex_;
+  std::map<std::string, ColumnFamily> column_families_ LINEBLOOM_GUARDED_BY(mutex_);  // by name
   // By the model runs' quantized weights (64ths; all 64 = unweighted) and,
   // as the last element, the average in 64ths of a bit.
-  std::map<std::vector<int>, LevelAllocation> allocations_;
+  std::map<std::vector<int>, LevelAllocation> allocations_ LINEBLOOM_GUARDED_BY(mutex_);
 };
 
 }  // namespace linebloom::rocksdb_plugin

@@ -19,6 +19,7 @@
 #include "level_aware_bits.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
+#include "linebloom/foundation/mutex.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -29,10 +30,10 @@ using ::rocksdb::OptionTypeInfo;
 using ::rocksdb::OptionVerificationType;
 
 struct LinebloomFilterPolicy::Diagnostics {
-  std::mutex mutex;
-  std::shared_ptr<::rocksdb::Logger> info_log;  // guarded by mutex
-  std::string last_reason;                      // guarded by mutex
-  std::string configuration_error;              // guarded by mutex
+  Mutex mutex;
+  std::shared_ptr<::rocksdb::Logger> info_log LINEBLOOM_GUARDED_BY(mutex);
+  std::string last_reason LINEBLOOM_GUARDED_BY(mutex);
+  std::string configuration_error LINEBLOOM_GUARDED_BY(mutex);
   std::atomic<uint64_t> num_malformed{0};
   // Bit e is set once ParseError e has been reported.
   std::atomic<uint32_t> reported_errors{0};
@@ -118,7 +119,7 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
       "linebloom: bad filter_policy option string (" + problem + ")" +
       (refused ? "; DB::Open with this policy fails" : "; ignored (ignore_unknown_options)");
   if (refused) {
-    std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+    MutexLock lock(&diagnostics_->mutex);
     diagnostics_->configuration_error = message;
   }
   Emit(nullptr, InfoLogLevel::WARN_LEVEL, message);
@@ -129,7 +130,7 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
     const ::rocksdb::DBOptions& db_opts,
     const ::rocksdb::ColumnFamilyOptions& cf_opts) const {
   {
-    std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+    MutexLock lock(&diagnostics_->mutex);
     if (!diagnostics_->configuration_error.empty()) {
       return ::rocksdb::Status::InvalidArgument(diagnostics_->configuration_error);
     }
@@ -223,7 +224,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
     d.num_malformed.fetch_add(1, std::memory_order_relaxed);
     std::shared_ptr<::rocksdb::Logger> logger;
     {
-      std::lock_guard<std::mutex> lock(d.mutex);
+      MutexLock lock(&d.mutex);
       d.last_reason = reason;
       logger = d.info_log;
     }
@@ -240,7 +241,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
 }
 
 void LinebloomFilterPolicy::SetInfoLog(std::shared_ptr<::rocksdb::Logger> info_log) const {
-  std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+  MutexLock lock(&diagnostics_->mutex);
   diagnostics_->info_log = std::move(info_log);
 }
 
@@ -249,7 +250,7 @@ uint64_t LinebloomFilterPolicy::num_malformed_filters() const {
 }
 
 std::string LinebloomFilterPolicy::last_malformed_reason() const {
-  std::lock_guard<std::mutex> lock(diagnostics_->mutex);
+  MutexLock lock(&diagnostics_->mutex);
   return diagnostics_->last_reason;
 }
 

@@ -5,9 +5,12 @@
 // can plug in another filter (e.g. RocksDB's built-in Bloom filter) to
 // compare both through identical table code.
 //
-// A policy's Name() is written into every table it builds. A reader uses a
-// table's filters only with a policy of the same name, so bytes built by one
-// filter are never interpreted by another.
+// A table holds its filters back to back (one per data block, or one for the
+// whole file) and, once, the parameters the policy needs to read them (for
+// linebloom: k and the hash seed), so a filter of a few dozen keys carries
+// no header of its own. A policy's Name() is written into every table it
+// builds; a reader uses a table's filters only with a policy of the same
+// name, so bytes built by one filter are never interpreted by another.
 
 #pragma once
 
@@ -17,11 +20,13 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
+#include "linebloom/finite_bloom_fpr.h"
 #include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable {
 
-// Accumulates keys for one filter (of one data block, or of the whole file).
+// Accumulates keys for the filters of one table (one per data block, or one
+// for the whole file).
 class BlockFilterBuilder {
  public:
   virtual ~BlockFilterBuilder() = default;
@@ -29,16 +34,22 @@ class BlockFilterBuilder {
   virtual void AddKey(std::string_view key) = 0;
   // Keys added since construction or the last Finish.
   virtual size_t NumKeys() const = 0;
-  // The filter for those keys; resets the builder for the next filter.
+  // The filter for those keys; resets for the next filter of the table.
   virtual std::string Finish() = 0;
+  // The table's filter parameters (at most 255 bytes), asked for once after
+  // the last Finish and stored once per table.
+  virtual std::string Parameters() const = 0;
 };
 
-// Answers queries against one filter's bytes, which it does not own.
-class BlockFilterReader {
+// Answers queries against the filters of one table.
+class TableFilterReader {
  public:
-  virtual ~BlockFilterReader() = default;
-  // False only if `key` was certainly not added to this filter.
-  virtual bool MayMatch(std::string_view key) const = 0;
+  virtual ~TableFilterReader() = default;
+  // Called at open for each filter of the table in order; `filter` outlives
+  // the reader. Corruption (with a short reason) if the bytes are malformed.
+  virtual Status AddFilter(std::string_view filter) = 0;
+  // False only if `key` was certainly not added to filter `i`.
+  virtual bool MayMatch(size_t i, std::string_view key) const = 0;
 };
 
 class BlockFilterPolicy {
@@ -48,19 +59,34 @@ class BlockFilterPolicy {
   // in the table's meta block.
   virtual std::string Name() const = 0;
   virtual std::unique_ptr<BlockFilterBuilder> NewBuilder() const = 0;
-  // Validates `bytes` (which outlive the reader) and returns a reader, or
-  // Corruption with a short reason.
-  virtual Status NewReader(std::string_view bytes, std::unique_ptr<BlockFilterReader>* reader) const = 0;
+  // Validates a table's `parameters` and returns a reader for its filters,
+  // or Corruption with a short reason.
+  virtual Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* reader) const = 0;
 };
 
-// linebloom's cache-line-blocked Bloom filter as the table's block filter
-// (the RocksDB plugin's FilterPolicy is rocksdb_plugin::
-// NewLinebloomFilterPolicy). Its bytes carry their own probes count and
-// seed, so any linebloom policy reads any linebloom filter; `options` only
-// tune the filters this policy builds.
+// linebloom's per-block filter ("linebloom.linepairs", docs/FORMAT.md
+// section 2): each filter sized to the byte from its own key count at
+// options.bits_per_key (rounded to the nearest byte); a filter within two
+// adjacent cache lines is one standard Bloom filter, a longer one is split
+// at 128-byte line pairs, so a query touches at most two adjacent lines; k
+// (unless options fix it) minimises the exact false-positive rate of the
+// table's first filter. (The RocksDB plugin's FilterPolicy is
+// rocksdb_plugin::NewLinebloomFilterPolicy.)
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options = {});
+inline constexpr std::string_view kLinebloomPolicyName = "linebloom.linepairs";
 
-// The name recorded for linebloom filters.
-inline constexpr std::string_view kLinebloomPolicyName = "linebloom.blocked512";
+// linebloom's general filter (docs/FORMAT.md section 1), one per block with
+// its own 16-byte trailer, rounded up to whole 64-byte blocks: what table
+// format 1 stores. Kept to read those tables (and to write it for
+// comparison); no table parameters.
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const FilterOptions& options = {});
+inline constexpr std::string_view kLinebloomBlocked512PolicyName = "linebloom.blocked512";
+
+// The expected false-positive rate of one "linebloom.linepairs" filter of
+// `filter_bytes` bytes at `region_offset` in its table's filter region,
+// holding `keys` distinct keys, for a table with `parameters` (exact;
+// FiniteBloomFpr), or -1 if the parameters are not linebloom.linepairs's.
+double LinebloomFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
+                          FiniteBloomFpr* model);
 
 }  // namespace linebloom::sstable

@@ -46,7 +46,9 @@ struct TableReaderOptions {
   // Policies the reader may use; it picks the one whose Name() the table
   // recorded. With no match the table is read without its filters (correct,
   // just slower) and TableReader::filter_in_use() says so.
-  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {NewLinebloomBlockFilterPolicy()};
+  // The default reads linebloom's filters of both table formats.
+  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {NewLinebloomBlockFilterPolicy(),
+                                                                           NewLinebloomBlocked512Policy()};
   // Ignore filters even when a policy matches (for measuring their benefit).
   bool use_filters = true;
 };

@@ -71,8 +71,14 @@ class TableReader {
   // True when lookups consult filters: the table has them, a policy of the
   // recorded name was given, and TableReaderOptions::use_filters is set.
   bool filter_in_use() const;
-  // Bytes of filter held in memory (0 when no filter is in use).
+  // What the filters cost, in bytes (0 when no filter is in use): the
+  // filter region (every filter byte, held in memory), the table's filter
+  // parameters, and the index fields that locate the filters.
   size_t filter_memory() const;
+  // The table's filter parameters (table format 2; empty in format 1).
+  const std::string& filter_parameters() const;
+  // The table format version of the file (1 or 2).
+  uint32_t format_version() const;
   // The whole-file filter's bytes (per-file mode with a filter in use).
   std::string_view file_filter() const;
 

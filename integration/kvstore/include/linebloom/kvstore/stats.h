@@ -49,6 +49,10 @@ struct RunStats {
   // filter_bytes * 8 / entries: the bits this run was given (with both
   // filter kinds, their sum), including rounding up to whole blocks.
   double filter_bits_per_key = 0;
+  // Of those, the per-block filters of the run's table (table format 2:
+  // every filter byte, the filter parameters and the index's filter sizes).
+  uint64_t block_filter_bytes = 0;
+  double block_filter_bits_per_key = 0;
   LookupCounters counters;
 };
 
@@ -84,6 +88,7 @@ struct StoreStats {
   std::vector<RunStats> runs;      // newest first
   uint64_t filter_bytes = 0;       // over all live runs
   uint64_t run_entries = 0;        // over all live runs
+  double filter_bits_per_key = 0;  // filter_bytes * 8 / run_entries
   LookupCounters total;            // over all levels
   // The last error of a flush or compaction that ran after a write (the
   // write itself succeeded), or "".
