@@ -4,6 +4,10 @@
 # again as medians of 5 repetitions (about 10 more), a false-positive
 # sweep over bits/key, and draws the plots into docs/bench/.
 #   bench/micro/run_full.sh [extra linebloom-bench flags]
+# Its ratios are against the built-in of the RocksDB the default build links
+# (Debian's 7.8.3, portable); bench/micro/run_rocksdb11.sh runs the same
+# bench against RocksDB 11.8.1's AVX2 build, and bench/micro/query_cost.sh
+# BUILD_DIR counts instructions per query (callgrind) for either build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 "$root/tests/deps.sh"
