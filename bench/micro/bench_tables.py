@@ -18,6 +18,9 @@ def main():
     doc = json.load(open(sys.argv[1]))
     res = {(r["size_mb"], r["metric"], r["filter"]): r for r in doc["results"]}
     sizes = sorted({r["size_mb"] for r in doc["results"]})
+    # Which built-in the × ratios are against (version, portable or AVX2).
+    builtin = doc.get("reference_label", "RocksDB's built-in Bloom (version not recorded)")
+    print(f"Ratios (×) are to {doc['reference']} = {builtin}.")
     for size in sizes:
         ind = res.get((size, "mem_indep", "memory"), {}).get("ns", 0)
         dep = res.get((size, "mem_dep", "memory"), {}).get("ns", 0)
