@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
     const double actual_bits = reader.num_blocks() * 512.0 / keys;
     const double blocked = linebloom::BlockedFpr(actual_bits, reader.num_probes());
     const double standard = linebloom::StandardFpr(actual_bits, reader.num_probes());
-    std::printf("%9.2f %3d %11.1f %11.4f%% %11.4f%% %11.4f%% %8.3f\n", b, reader.num_probes(),
-                bytes.size() / 1024.0, 100 * measured, 100 * blocked, 100 * standard, measured / blocked);
+    std::printf("%9.2f %3d %11.1f %11.4f%% %11.4f%% %11.4f%% %8.3f\n", b, reader.num_probes(), bytes.size() / 1024.0,
+                100 * measured, 100 * blocked, 100 * standard, measured / blocked);
   }
   return 0;
 }

@@ -57,8 +57,9 @@ bool RunLookups(const TableReader& table, const Workload& w, bool present, size_
     const auto t0 = Clock::now();
     const Status s = table.Get(key, &value, &out->stats);
     const auto t1 = Clock::now();
-    if (ns) ns->push_back(static_cast<uint32_t>(std::min<int64_t>(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(), UINT32_MAX)));
+    if (ns)
+      ns->push_back(static_cast<uint32_t>(
+          std::min<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count(), UINT32_MAX)));
     if (!s.ok() && !s.IsNotFound()) {
       *error = s.ToString();
       return false;
@@ -265,9 +266,8 @@ void SetIoAvoided(std::vector<ConfigResult>* results) {
     if (r.name == "none") none = &r;
   }
   for (ConfigResult& r : *results) {
-    r.io_avoided_fraction = none && none->absent_block_reads > 0
-                                ? 1.0 - r.absent_block_reads / none->absent_block_reads
-                                : std::nan("");
+    r.io_avoided_fraction =
+        none && none->absent_block_reads > 0 ? 1.0 - r.absent_block_reads / none->absent_block_reads : std::nan("");
   }
 }
 

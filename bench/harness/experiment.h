@@ -26,8 +26,8 @@ namespace linebloom::harness {
 // offset in the filter region, the table's filter parameters, the keys it
 // holds), from the exact finite model; negative if the bytes are not
 // understood.
-using FprPredictor = std::function<double(std::string_view parameters, std::string_view filter,
-                                          uint64_t region_offset, uint64_t keys, FiniteBloomFpr* model)>;
+using FprPredictor = std::function<double(std::string_view parameters, std::string_view filter, uint64_t region_offset,
+                                          uint64_t keys, FiniteBloomFpr* model)>;
 
 struct ConfigSpec {
   std::string name;  // stable: scripts key on it
@@ -45,10 +45,10 @@ bool HaveRocksdb();
 struct RunOptions {
   size_t block_size = 4096;
   size_t value_size = 100;
-  std::string dir;              // where table files go
-  bool in_memory = false;       // tables in memory (sweeps): counts, no timings
+  std::string dir;         // where table files go
+  bool in_memory = false;  // tables in memory (sweeps): counts, no timings
   bool time_lookups = true;
-  bool direct = true;           // also measure with O_DIRECT
+  bool direct = true;  // also measure with O_DIRECT
   size_t direct_lookups = 2000;
   size_t max_present_lookups = SIZE_MAX;  // cap on the present-key lookups
   bool keep_files = false;
@@ -73,14 +73,14 @@ struct ConfigResult {
   uint64_t filter_probes = 0;
   uint64_t false_positives = 0;
   double measured_fpr = 0, predicted_fpr = 0;  // has_filter only
-  double absent_block_reads = 0;  // per lookup
-  double absent_bytes_read = 0;   // per lookup, buffered
-  double io_avoided_fraction = 0;  // vs the "none" config of the same run (NaN without one)
+  double absent_block_reads = 0;               // per lookup
+  double absent_bytes_read = 0;                // per lookup, buffered
+  double io_avoided_fraction = 0;              // vs the "none" config of the same run (NaN without one)
   // Present-key lookups.
   uint64_t present_lookups = 0;
-  double present_block_reads = 0;  // per lookup
-  uint64_t false_negatives = 0;    // present key not found or wrong value
-  uint64_t wrong_answers = 0;      // absent key "found"
+  double present_block_reads = 0;                          // per lookup
+  uint64_t false_negatives = 0;                            // present key not found or wrong value
+  uint64_t wrong_answers = 0;                              // absent key "found"
   std::optional<Latency> absent_latency, present_latency;  // buffered
   std::optional<Latency> direct_absent_latency, direct_present_latency;
   double direct_absent_bytes_read = 0;  // per lookup, O_DIRECT
@@ -91,8 +91,8 @@ struct ConfigResult {
 // `progress` may be null.
 // Fails (false, *error) only on an I/O or corruption error. `direct_note`
 // receives a message if O_DIRECT had to be skipped.
-bool RunConfig(const ConfigSpec& spec, const Workload& workload, const RunOptions& options,
-               Progress* progress, ConfigResult* result, std::string* direct_note, std::string* error);
+bool RunConfig(const ConfigSpec& spec, const Workload& workload, const RunOptions& options, Progress* progress,
+               ConfigResult* result, std::string* direct_note, std::string* error);
 
 // Fills io_avoided_fraction of every result from the "none" one (if any).
 void SetIoAvoided(std::vector<ConfigResult>* results);

@@ -50,7 +50,8 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     } else {
       options.filter_mode = sstable::FilterMode::kNone;
     }
-    const std::string path = dir + "/lsm-" + std::to_string(getpid()) + "-" + result->name + "-L" + std::to_string(l) + ".sst";
+    const std::string path =
+        dir + "/lsm-" + std::to_string(getpid()) + "-" + result->name + "-L" + std::to_string(l) + ".sst";
     std::unique_ptr<sstable::TableWriter> writer;
     Status s = sstable::TableWriter::Create(path, options, &writer);
     for (size_t i : members[l]) {
@@ -141,12 +142,15 @@ void PrintLsmTable(FILE* out, const std::vector<LsmResult>& results, double size
                    v.bits_per_key, v.probes, static_cast<unsigned long long>(v.filter_bytes), 100 * v.expected_fpr,
                    100 * v.measured_fpr());
     }
-    std::fprintf(out, "total filter bytes %llu; wasted block reads per absent lookup: expected %.5f, measured %.5f (%llu lookups)\n\n",
+    std::fprintf(out,
+                 "total filter bytes %llu; wasted block reads per absent lookup: expected %.5f, measured %.5f (%llu "
+                 "lookups)\n\n",
                  static_cast<unsigned long long>(r.filter_bytes), r.expected_reads_per_lookup,
                  r.measured_reads_per_lookup, static_cast<unsigned long long>(r.lookups));
   }
   if (results.size() == 2 && results[0].measured_reads_per_lookup > 0) {
-    std::fprintf(out, "level-aware vs uniform: %.1f%% fewer wasted reads measured (%.1f%% expected), filter bytes %+.3f%%\n",
+    std::fprintf(out,
+                 "level-aware vs uniform: %.1f%% fewer wasted reads measured (%.1f%% expected), filter bytes %+.3f%%\n",
                  100 * (1 - results[1].measured_reads_per_lookup / results[0].measured_reads_per_lookup),
                  100 * (1 - results[1].expected_reads_per_lookup / results[0].expected_reads_per_lookup),
                  100.0 * (static_cast<double>(results[1].filter_bytes) / results[0].filter_bytes - 1));
@@ -160,12 +164,14 @@ void PrintLsmJson(FILE* out, const std::vector<LsmResult>& results, double size_
     std::fprintf(out, "%s{\"name\": \"%s\", \"levels\": [", i ? ", " : "", r.name.c_str());
     for (size_t l = 0; l < r.levels.size(); ++l) {
       const LsmLevel& v = r.levels[l];
-      std::fprintf(out, "%s{\"level\": %zu, \"keys\": %llu, \"bits_per_key\": %.4f, \"probes\": %d, \"filter_bytes\": %llu, "
+      std::fprintf(out,
+                   "%s{\"level\": %zu, \"keys\": %llu, \"bits_per_key\": %.4f, \"probes\": %d, \"filter_bytes\": %llu, "
                    "\"expected_fpr\": %.8g, \"measured_fpr\": %.8g}",
                    l ? ", " : "", l, static_cast<unsigned long long>(v.keys), v.bits_per_key, v.probes,
                    static_cast<unsigned long long>(v.filter_bytes), v.expected_fpr, v.measured_fpr());
     }
-    std::fprintf(out, "], \"filter_bytes\": %llu, \"lookups\": %llu, \"expected_reads_per_lookup\": %.8g, "
+    std::fprintf(out,
+                 "], \"filter_bytes\": %llu, \"lookups\": %llu, \"expected_reads_per_lookup\": %.8g, "
                  "\"measured_reads_per_lookup\": %.8g, \"false_negatives\": %llu}",
                  static_cast<unsigned long long>(r.filter_bytes), static_cast<unsigned long long>(r.lookups),
                  r.expected_reads_per_lookup, r.measured_reads_per_lookup,

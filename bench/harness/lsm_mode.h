@@ -42,8 +42,8 @@ struct LsmResult {
 // Builds the tree twice (uniform, level-aware) in `dir` and runs the
 // absent lookups of `workload` against every level. Returns false with
 // *error on an I/O or format error.
-bool RunLsm(const Workload& workload, int levels, double size_ratio, double bits_per_key,
-            const std::string& dir, std::vector<LsmResult>* results, std::string* error);
+bool RunLsm(const Workload& workload, int levels, double size_ratio, double bits_per_key, const std::string& dir,
+            std::vector<LsmResult>* results, std::string* error);
 
 void PrintLsmTable(FILE* out, const std::vector<LsmResult>& results, double size_ratio, double bits_per_key);
 // {"lsm": {"size_ratio":..,"bits_per_key":..,"configs":[{"name":..,"levels":[..],totals}]}}

@@ -63,8 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--lookups", f.lookups, "absent-key lookups per configuration (M)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 32))
       ->capture_default_str();
-  app.add_option("--present-lookups", f.present_lookups,
-                 "present-key lookups per configuration (capped at --lookups)")
+  app.add_option("--present-lookups", f.present_lookups, "present-key lookups per configuration (capped at --lookups)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 32))
       ->capture_default_str();
   app.add_option("--direct-lookups", f.direct_lookups, "absent and present lookups measured with O_DIRECT")
@@ -119,7 +118,8 @@ int main(int argc, char** argv) {
       return Fail(error);
     }
     std::vector<harness::LsmResult> lsm;
-    if (std::string error; !harness::RunLsm(workload, f.lsm_levels, f.size_ratio, f.bits_per_key, f.dir, &lsm, &error)) {
+    if (std::string error;
+        !harness::RunLsm(workload, f.lsm_levels, f.size_ratio, f.bits_per_key, f.dir, &lsm, &error)) {
       return Fail(error);
     }
     if (f.json) {
@@ -209,8 +209,8 @@ int main(int argc, char** argv) {
   info.direct_lookups = direct_measured ? std::min(f.direct_lookups, present) : 0;
   for (const std::string& n : notes) info.notes += (info.notes.empty() ? "" : "; ") + n;
   if (!harness::HaveRocksdb()) {
-    info.notes += std::string(info.notes.empty() ? "" : "; ") +
-                  "built without RocksDB: the built-in filter rows are missing";
+    info.notes +=
+        std::string(info.notes.empty() ? "" : "; ") + "built without RocksDB: the built-in filter rows are missing";
   }
 
   if (f.json) {

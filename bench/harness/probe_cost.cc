@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
   }
   const FilterOptions options{.bits_per_key = 10};
   const auto policy = std::strcmp(argv[1], "linepairs") == 0 ? sstable::NewLinebloomBlockFilterPolicy(options)
-                                                              : sstable::NewLinebloomBlocked512Policy(options);
+                                                             : sstable::NewLinebloomBlocked512Policy(options);
   auto builder = policy->NewBuilder();
   std::vector<std::string> filters;
   for (size_t f = 0; f < kFilters; ++f) {

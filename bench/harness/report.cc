@@ -124,26 +124,27 @@ void PrintTable(std::FILE* out, const RunInfo& info, const std::vector<ConfigRes
     };
     const bool f = r.has_filter;
     const bool ratio = f && r.predicted_fpr > 0;
-    std::fprintf(out, "%-26s %10s %6s | %9s %9s %6s %5s | %8.5f %8.1f %8s | %9s %9s | %9s %9s\n", r.name.c_str(),
-                 Bytes(static_cast<double>(r.filter_bytes)).c_str(),
-                 f ? Fmt("%.2f", r.filter_bits_per_key).c_str() : "-",
-                 f ? Percent(r.measured_fpr, 3).c_str() : "-", f ? Percent(r.predicted_fpr, 3).c_str() : "-",
-                 ratio ? Fmt("%.3f", r.measured_fpr / r.predicted_fpr).c_str() : "-",
-                 ratio ? Fmt("%.3f", PredictionStddev(r) / r.predicted_fpr).c_str() : "-",
-                 r.absent_block_reads, r.absent_bytes_read,
-                 r.name == "none" || std::isnan(r.io_avoided_fraction) ? "-" : Percent(r.io_avoided_fraction, 2).c_str(),
-                 lat(r.absent_latency, false).c_str(), lat(r.absent_latency, true).c_str(),
-                 lat(r.direct_absent_latency, false).c_str(), lat(r.direct_absent_latency, true).c_str());
+    std::fprintf(
+        out, "%-26s %10s %6s | %9s %9s %6s %5s | %8.5f %8.1f %8s | %9s %9s | %9s %9s\n", r.name.c_str(),
+        Bytes(static_cast<double>(r.filter_bytes)).c_str(), f ? Fmt("%.2f", r.filter_bits_per_key).c_str() : "-",
+        f ? Percent(r.measured_fpr, 3).c_str() : "-", f ? Percent(r.predicted_fpr, 3).c_str() : "-",
+        ratio ? Fmt("%.3f", r.measured_fpr / r.predicted_fpr).c_str() : "-",
+        ratio ? Fmt("%.3f", PredictionStddev(r) / r.predicted_fpr).c_str() : "-", r.absent_block_reads,
+        r.absent_bytes_read,
+        r.name == "none" || std::isnan(r.io_avoided_fraction) ? "-" : Percent(r.io_avoided_fraction, 2).c_str(),
+        lat(r.absent_latency, false).c_str(), lat(r.absent_latency, true).c_str(),
+        lat(r.direct_absent_latency, false).c_str(), lat(r.direct_absent_latency, true).c_str());
   }
-  std::fprintf(out,
-               "\nfalse-pos rate: block reads that found nothing / filter probes (absent keys); predicted from\n"
-               "each filter's own keys and size (exact finite-Bloom model); +-1sd: binomial standard\n"
-               "deviation of m/p. bits/key: what the filters really cost per key: every filter byte, the\n"
-               "table's filter parameters and the index fields that locate the filters. Latencies:\n"
-               "absent-key Get%s.\n",
-               info.direct_lookups ? ("; O_DIRECT (" + std::to_string(info.direct_lookups) +
-                                      " lookups) bypasses the page cache").c_str()
-                                   : "");
+  std::fprintf(
+      out,
+      "\nfalse-pos rate: block reads that found nothing / filter probes (absent keys); predicted from\n"
+      "each filter's own keys and size (exact finite-Bloom model); +-1sd: binomial standard\n"
+      "deviation of m/p. bits/key: what the filters really cost per key: every filter byte, the\n"
+      "table's filter parameters and the index fields that locate the filters. Latencies:\n"
+      "absent-key Get%s.\n",
+      info.direct_lookups
+          ? ("; O_DIRECT (" + std::to_string(info.direct_lookups) + " lookups) bypasses the page cache").c_str()
+          : "");
   uint64_t fn = 0, wrong = 0;
   for (const ConfigResult& r : results) fn += r.false_negatives, wrong += r.wrong_answers;
   std::fprintf(out, "Present keys: every lookup found its value in every config%s.\n",

@@ -70,8 +70,7 @@ class Policy final : public sstable::BlockFilterPolicy {
     return std::make_unique<Builder>(*policy_);
   }
 
-  Status NewTableReader(std::string_view parameters,
-                                 std::unique_ptr<sstable::TableFilterReader>* out) const override {
+  Status NewTableReader(std::string_view parameters, std::unique_ptr<sstable::TableFilterReader>* out) const override {
     if (!parameters.empty()) return Status::Corruption("RocksDB Bloom filters take no table parameters");
     *out = std::make_unique<Reader>(*policy_);
     return Status::Ok();

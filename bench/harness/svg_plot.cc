@@ -96,8 +96,8 @@ std::string RenderLinePlot(const PlotSpec& nines_spec, const std::vector<Series>
 
   auto px = [&](double x) { return kLeft + (x - x0) / (x1 - x0) * kPlotW; };
   auto py = [&](double y) {
-    const double f = spec.log_y ? (std::log10(y) - std::log10(y0)) / (std::log10(y1) - std::log10(y0))
-                                : (y - y0) / (y1 - y0);
+    const double f =
+        spec.log_y ? (std::log10(y) - std::log10(y0)) / (std::log10(y1) - std::log10(y0)) : (y - y0) / (y1 - y0);
     return kTop + (flip ? f : 1 - f) * kPlotH;
   };
 
@@ -181,7 +181,8 @@ std::string RenderLinePlot(const PlotSpec& nines_spec, const std::vector<Series>
              "\" stroke=\"" + s.color + "\" stroke-width=\"2\"" + (s.dashed ? " stroke-dasharray=\"6 4\"" : "") +
              "/>\n";
     }
-    if (s.markers) svg += "<circle cx=\"" + Num(lx + 13) + "\" cy=\"" + Num(ly) + "\" r=\"3.5\" fill=\"" + s.color + "\"/>\n";
+    if (s.markers)
+      svg += "<circle cx=\"" + Num(lx + 13) + "\" cy=\"" + Num(ly) + "\" r=\"3.5\" fill=\"" + s.color + "\"/>\n";
     svg += "<text x=\"" + Num(lx + 34) + "\" y=\"" + Num(ly + 4) + "\">" + Escape(s.name) + "</text>\n";
     ly += 22;
   }

@@ -15,8 +15,8 @@ struct Series {
   std::string color;    // any SVG color, e.g. "#1f77b4"
   bool dashed = false;  // theory / predictions
   bool markers = true;
-  bool line = true;     // connect the points
-  double width = 2;     // of the line
+  bool line = true;                               // connect the points
+  double width = 2;                               // of the line
   std::vector<std::pair<double, double>> points;  // (x, y), drawn in x order
 };
 

@@ -112,7 +112,8 @@ bool WritePlots(const std::string& dir, const std::vector<SweepPoint>& points, u
                 blocks ? static_cast<double>(keys) / static_cast<double>(blocks) : 0.0);
 
   std::vector<Series> fpr = MeasuredSeries(points, true);
-  Series blocked{.name = "theory: 512-bit blocked, best k", .color = "#444", .dashed = true, .markers = false, .points = {}};
+  Series blocked{
+      .name = "theory: 512-bit blocked, best k", .color = "#444", .dashed = true, .markers = false, .points = {}};
   Series standard{.name = "theory: standard Bloom", .color = "#aaa", .dashed = true, .markers = false, .points = {}};
   for (double c = 2; c <= max_bits + 0.01; c += 0.25) {
     blocked.points.push_back({c, BlockedFpr(c, OptimalBlockedProbes(c))});
@@ -144,8 +145,9 @@ bool WritePlots(const std::string& dir, const std::vector<SweepPoint>& points, u
     return false;
   }
   // The points themselves, for checks at equal memory.
-  std::string csv = "config,nominal_bits_per_key,real_bits_per_key,measured_fpr,predicted_fpr,filter_probes,"
-                    "io_avoided_fraction,false_negatives\n";
+  std::string csv =
+      "config,nominal_bits_per_key,real_bits_per_key,measured_fpr,predicted_fpr,filter_probes,"
+      "io_avoided_fraction,false_negatives\n";
   for (const SweepPoint& p : points) {
     char line[256];
     std::snprintf(line, sizeof(line), "%s,%g,%.6f,%.8g,%.8g,%llu,%.8g,%llu\n", p.result.name.c_str(), p.nominal_bits,

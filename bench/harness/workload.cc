@@ -48,8 +48,7 @@ Workload GenerateWorkload(size_t num_keys, size_t num_lookups, uint64_t seed) {
   return w;
 }
 
-bool LoadWorkload(const std::string& path, size_t num_lookups, uint64_t seed, Workload* w,
-                  std::string* error) {
+bool LoadWorkload(const std::string& path, size_t num_lookups, uint64_t seed, Workload* w, std::string* error) {
   *w = Workload{};
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -14,10 +14,10 @@
 namespace linebloom::harness {
 
 struct Workload {
-  std::vector<std::string> keys;     // sorted, distinct: the table's keys
-  std::vector<std::string> absent;   // lookups of keys not in the table
-  std::vector<size_t> present;       // lookups of keys[present[i]]
-  std::string source;                // "generated (seed S)" or the file name
+  std::vector<std::string> keys;    // sorted, distinct: the table's keys
+  std::vector<std::string> absent;  // lookups of keys not in the table
+  std::vector<size_t> present;      // lookups of keys[present[i]]
+  std::string source;               // "generated (seed S)" or the file name
 };
 
 // N keys "user" + 16 hex digits of a seeded 64-bit generator (20 bytes),
@@ -29,8 +29,7 @@ Workload GenerateWorkload(size_t num_keys, size_t num_lookups, uint64_t seed);
 // and duplicates are skipped). Absent keys are present keys with a suffix,
 // so they land next to real keys, inside their blocks' ranges. Returns false
 // with *error set if the file cannot be read or holds no key.
-bool LoadWorkload(const std::string& path, size_t num_lookups, uint64_t seed, Workload* workload,
-                  std::string* error);
+bool LoadWorkload(const std::string& path, size_t num_lookups, uint64_t seed, Workload* workload, std::string* error);
 
 // The value stored with key number i: `size` bytes, half of them shared
 // boilerplate (as rows of a table often are) so that LZ4 finds something.

@@ -48,7 +48,7 @@ struct Config {
   double bits_per_key = 10;
   size_t key_length = 16;
   size_t query_keys = 1 << 20;  // a power of two: cycled with a mask
-  double build_min_time = 0;   // seconds; 0 = by size
+  double build_min_time = 0;    // seconds; 0 = by size
   bool filter_memory_allocator = false;
 };
 
@@ -85,45 +85,51 @@ struct Built {
 };
 
 template <typename Filter>
-void RegisterFilter(const std::string& name, std::function<std::unique_ptr<Filter>()> make,
-                    const Config& config, double size_mb, RatioReport& report) {
+void RegisterFilter(const std::string& name, std::function<std::unique_ptr<Filter>()> make, const Config& config,
+                    double size_mb, RatioReport& report) {
   auto built = std::make_shared<Built<Filter>>();
   const std::string suffix = "/" + name + "/" + FormatSize(size_mb);
 
-  benchmark::RegisterBenchmark(("build" + suffix).c_str(), [=, &config, &report](benchmark::State& state) {
-    const SizeData& data = DataFor(config, size_mb);
-    // One untimed build first. The first touch of fresh memory is a page
-    // fault per page, and a large build runs once (one iteration), so
-    // without the warm-up the first filter of each size would pay for memory
-    // that the filters after it reuse, and the order of the filters would
-    // decide part of the result. Storage engines build filters all day; the
-    // warm build is the one they see. (Once: later repetitions find the
-    // memory the previous one freed.)
-    if (!built->warmed_up) {
-      built->filter.reset();
-      make()->Build(data.present->views());
-      built->warmed_up = true;
-    }
-    for (auto _ : state) {
-      built->filter.reset();
-      auto filter = make();
-      filter->Build(data.present->views());
-      built->filter = std::move(filter);
-    }
-    state.counters["ns_per_key"] = benchmark::Counter(
-        static_cast<double>(state.iterations() * data.num_keys), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    built->size_mb = size_mb;
-    // Quality of what was built (untimed): FPR over every absent query key.
-    size_t positives = 0;
-    for (std::string_view k : data.absent_queries->views()) positives += built->filter->MayMatch(k);
-    FilterQuality quality;
-    quality.fpr = static_cast<double>(positives) / data.absent_queries->size();
-    quality.bits_per_key = built->filter->SizeBytes() * 8.0 / data.num_keys;
-    quality.bytes = built->filter->SizeBytes();
-    report.SetQuality(name, size_mb, quality);
-    state.counters["fpr_pct"] = 100 * quality.fpr;
-    state.counters["bits_per_key"] = quality.bits_per_key;
-  })->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(config.build_min_time > 0 ? config.build_min_time : (size_mb > 8 ? 0.01 : 0.3));
+  benchmark::RegisterBenchmark(("build" + suffix).c_str(),
+                               [=, &config, &report](benchmark::State& state) {
+                                 const SizeData& data = DataFor(config, size_mb);
+                                 // One untimed build first. The first touch of fresh memory is a page
+                                 // fault per page, and a large build runs once (one iteration), so
+                                 // without the warm-up the first filter of each size would pay for memory
+                                 // that the filters after it reuse, and the order of the filters would
+                                 // decide part of the result. Storage engines build filters all day; the
+                                 // warm build is the one they see. (Once: later repetitions find the
+                                 // memory the previous one freed.)
+                                 if (!built->warmed_up) {
+                                   built->filter.reset();
+                                   make()->Build(data.present->views());
+                                   built->warmed_up = true;
+                                 }
+                                 for (auto _ : state) {
+                                   built->filter.reset();
+                                   auto filter = make();
+                                   filter->Build(data.present->views());
+                                   built->filter = std::move(filter);
+                                 }
+                                 state.counters["ns_per_key"] =
+                                     benchmark::Counter(static_cast<double>(state.iterations() * data.num_keys),
+                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+                                 built->size_mb = size_mb;
+                                 // Quality of what was built (untimed): FPR over every absent query key.
+                                 size_t positives = 0;
+                                 for (std::string_view k : data.absent_queries->views())
+                                   positives += built->filter->MayMatch(k);
+                                 FilterQuality quality;
+                                 quality.fpr = static_cast<double>(positives) / data.absent_queries->size();
+                                 quality.bits_per_key = built->filter->SizeBytes() * 8.0 / data.num_keys;
+                                 quality.bytes = built->filter->SizeBytes();
+                                 report.SetQuality(name, size_mb, quality);
+                                 state.counters["fpr_pct"] = 100 * quality.fpr;
+                                 state.counters["bits_per_key"] = quality.bits_per_key;
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MinTime(config.build_min_time > 0 ? config.build_min_time : (size_mb > 8 ? 0.01 : 0.3));
 
   for (bool positive : {false, true}) {
     benchmark::RegisterBenchmark(((positive ? "pos" : "neg") + suffix).c_str(), [=, &config](benchmark::State& state) {
@@ -142,7 +148,8 @@ void RegisterFilter(const std::string& name, std::function<std::unique_ptr<Filte
   }
 
   for (int batch : {8, 32, 128}) {
-    benchmark::RegisterBenchmark(("batch" + std::to_string(batch) + suffix).c_str(), [=, &config](benchmark::State& state) {
+    benchmark::RegisterBenchmark(("batch" + std::to_string(batch) + suffix).c_str(), [=, &config](
+                                                                                         benchmark::State& state) {
       const SizeData& data = DataFor(config, size_mb);
       if (built->size_mb != size_mb) {
         state.SkipWithError("build benchmark filtered out: nothing to query");
@@ -241,23 +248,25 @@ int main(int argc, char** argv) {
 
   RatioReport report(kBuiltinName, BuiltinLabel(), "memory");
   for (double size_mb : config.sizes_mb) {
-    RegisterFilter<CoreFilter>("linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
-    RegisterFilter<PolicyBackedFilter>("linebloom-plugin",
-                                       [=] { return std::make_unique<PolicyBackedFilter>(plugin, 5, allocator); }, config, size_mb,
-                                       report);
-    RegisterFilter<PolicyBackedFilter>(kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); },
-                                       config, size_mb, report);
-    RegisterFilter<PolicyBackedFilter>("rocksdb-legacy-bloom",
-                                       [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); }, config, size_mb,
-                                       report);
-    RegisterFilter<PolicyBackedFilter>("rocksdb-ribbon", [=] { return std::make_unique<PolicyBackedFilter>(ribbon, 5, allocator); },
-                                       config, size_mb, report);
+    RegisterFilter<CoreFilter>(
+        "linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
+    RegisterFilter<PolicyBackedFilter>(
+        "linebloom-plugin", [=] { return std::make_unique<PolicyBackedFilter>(plugin, 5, allocator); }, config, size_mb,
+        report);
+    RegisterFilter<PolicyBackedFilter>(
+        kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); }, config, size_mb,
+        report);
+    RegisterFilter<PolicyBackedFilter>(
+        "rocksdb-legacy-bloom", [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); }, config,
+        size_mb, report);
+    RegisterFilter<PolicyBackedFilter>(
+        "rocksdb-ribbon", [=] { return std::make_unique<PolicyBackedFilter>(ribbon, 5, allocator); }, config, size_mb,
+        report);
     RegisterMemoryBaseline(config, size_mb);
   }
 
-  std::printf("kernel: %s, %zu-byte keys, %.1f bits/key; %s = %s\n",
-              linebloom::KernelName(linebloom::ActiveKernel()), config.key_length, bits, kBuiltinName,
-              BuiltinLabel().c_str());
+  std::printf("kernel: %s, %zu-byte keys, %.1f bits/key; %s = %s\n", linebloom::KernelName(linebloom::ActiveKernel()),
+              config.key_length, bits, kBuiltinName, BuiltinLabel().c_str());
   CollectingReporter reporter(report);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   report.Print(stdout);

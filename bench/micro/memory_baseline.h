@@ -37,9 +37,7 @@ class MemoryBaseline {
   }
 
   // One independent read per call; `i` walks a precomputed random sequence.
-  uint64_t ReadIndependent(size_t i) const {
-    return words()[random_lines_[i & (random_lines_.size() - 1)] * 8];
-  }
+  uint64_t ReadIndependent(size_t i) const { return words()[random_lines_[i & (random_lines_.size() - 1)] * 8]; }
   // One dependent read: returns the next line to read.
   uint64_t ReadDependent(uint64_t line) const { return words()[line * 8]; }
 

@@ -153,7 +153,8 @@ int main(int argc, char** argv) {
   app.add_option("--filter", o.filter, "api, plugin or builtin")->check(CLI::IsMember({"api", "plugin", "builtin"}));
   app.add_option("--op", o.op, "build, neg, batch32 or get5")
       ->check(CLI::IsMember({"build", "neg", "batch32", "get5"}));
-  app.add_option("--size_mb", o.size_mb, "filter size in MiB (get5: the largest level's)")->check(CLI::Range(0.001, 4096.0));
+  app.add_option("--size_mb", o.size_mb, "filter size in MiB (get5: the largest level's)")
+      ->check(CLI::Range(0.001, 4096.0));
   app.add_option("--queries", o.queries, "absent keys queried")->check(CLI::Range(size_t{32}, size_t{1} << 30));
   app.add_option("--key_length", o.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
   app.add_flag("--smoke", smoke, "every filter and op on a tiny filter (for CI)");

@@ -49,8 +49,10 @@ void RatioReport::Print(FILE* out) const {
     std::fprintf(out, "\n-- %s filters (memory: independent read %.1f ns, dependent read %.1f ns)\n",
                  FormatSize(size).c_str(), indep, dep);
     std::fprintf(out, "x%s: against %s\n", reference_.c_str(), reference_label_.c_str());
-    std::fprintf(out, "%-22s %-9s %10s %10s %12s %10s\n", "filter", "metric", "ns", "x" "builtin", "x_mem_indep",
-                 "x_mem_dep");
+    std::fprintf(out, "%-22s %-9s %10s %10s %12s %10s\n", "filter", "metric", "ns",
+                 "x"
+                 "builtin",
+                 "x_mem_indep", "x_mem_dep");
     for (const std::string& filter : filters_) {
       for (const char* metric : {"build", "neg", "pos", "batch8", "batch32", "batch128"}) {
         const double ns = Get(size, metric, filter), ref = Get(size, metric, reference_);
@@ -67,7 +69,8 @@ void RatioReport::Print(FILE* out) const {
       if (q != quality_.end()) {
         auto ref = quality_.find({size, reference_});
         std::fprintf(out, "%-22s %-9s %9.4f%% %10.3f   bits/key %.2f, %zu bytes\n", filter.c_str(), "fpr",
-                     100 * q->second.fpr, ref != quality_.end() && ref->second.fpr > 0 ? q->second.fpr / ref->second.fpr : 0.0,
+                     100 * q->second.fpr,
+                     ref != quality_.end() && ref->second.fpr > 0 ? q->second.fpr / ref->second.fpr : 0.0,
                      q->second.bits_per_key, q->second.bytes);
       }
     }

@@ -82,8 +82,7 @@ bool Stats(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, TreeStats* out) {
       st.entries += file.num_entries;
       if (auto it = by_name.find(Basename(file.name)); it != by_name.end()) {
         st.filter_bytes += it->second->filter_size;
-        st.policies.insert(it->second->filter_policy_name.empty() ? "(none)"
-                                                                  : it->second->filter_policy_name);
+        st.policies.insert(it->second->filter_policy_name.empty() ? "(none)" : it->second->filter_policy_name);
       }
     }
   }
@@ -105,8 +104,8 @@ bool RewriteAll(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, size_t* rewrit
       const rocksdb::Status s =
           db->CompactFiles(options, cf, {file.name}, level->level, /*output_path_id=*/-1, &output);
       if (!s.ok()) {
-        std::fprintf(stderr, "linebloom-refilter: CompactFiles(%s, L%d -> L%d) refused: %s\n",
-                     file.name.c_str(), level->level, level->level, s.ToString().c_str());
+        std::fprintf(stderr, "linebloom-refilter: CompactFiles(%s, L%d -> L%d) refused: %s\n", file.name.c_str(),
+                     level->level, level->level, s.ToString().c_str());
         return false;
       }
       ++*rewritten;
@@ -124,8 +123,8 @@ std::string Join(const std::set<std::string>& names) {
 // The before/after table; true if every level kept its entries.
 bool Report(const std::string& cf_name, const TreeStats& before, const TreeStats& after) {
   std::printf("column family %s:\n", cf_name.c_str());
-  std::printf("%5s %7s %7s %10s %10s %12s %12s  %s\n", "level", "files", "files'", "entries",
-              "entries'", "filter_B", "filter_B'", "filter policy' (' = after)");
+  std::printf("%5s %7s %7s %10s %10s %12s %12s  %s\n", "level", "files", "files'", "entries", "entries'", "filter_B",
+              "filter_B'", "filter policy' (' = after)");
   std::set<int> levels;
   for (const auto& [l, st] : before) levels.insert(l);
   for (const auto& [l, st] : after) levels.insert(l);
@@ -138,9 +137,8 @@ bool Report(const std::string& cf_name, const TreeStats& before, const TreeStats
     std::printf("%5s %7llu %7llu %10llu %10llu %12llu %12llu  %s%s\n", ("L" + std::to_string(l)).c_str(),
                 static_cast<unsigned long long>(b.files), static_cast<unsigned long long>(a.files),
                 static_cast<unsigned long long>(b.entries), static_cast<unsigned long long>(a.entries),
-                static_cast<unsigned long long>(b.filter_bytes),
-                static_cast<unsigned long long>(a.filter_bytes), Join(a.policies).c_str(),
-                ok ? "" : "  ENTRIES CHANGED");
+                static_cast<unsigned long long>(b.filter_bytes), static_cast<unsigned long long>(a.filter_bytes),
+                Join(a.policies).c_str(), ok ? "" : "  ENTRIES CHANGED");
   }
   return same;
 }
@@ -155,7 +153,8 @@ int main(int argc, char** argv) {
   app.add_option("--options", options_file, "RocksDB OPTIONS file with the new filter policy")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--passes", passes, "rewrite every file this many times (a level-aware policy "
+  app.add_option("--passes", passes,
+                 "rewrite every file this many times (a level-aware policy "
                  "learns the tree in the first)")
       ->check(CLI::Range(1, 10));
   app.failure_message(CLI::FailureMessage::help);  // a bad flag prints the usage

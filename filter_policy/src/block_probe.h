@@ -65,7 +65,6 @@ inline void SetBit(unsigned char* block, uint32_t bit) {
   }
 }
 
-
 inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes) {
   for (int j = 0; j < num_probes; ++j) {
     const uint32_t bit = ProbeBit(a, j);

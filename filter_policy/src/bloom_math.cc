@@ -159,8 +159,7 @@ double EstimateKeyCount(uint64_t set_bits, uint64_t total_bits, int num_probes) 
   return -(m / num_probes) * std::log1p(-static_cast<double>(set_bits) / m);
 }
 
-double EstimateIntersectionSize(uint64_t set_bits_a, uint64_t set_bits_b,
-                                uint64_t set_bits_union, uint64_t total_bits,
+double EstimateIntersectionSize(uint64_t set_bits_a, uint64_t set_bits_b, uint64_t set_bits_union, uint64_t total_bits,
                                 int num_probes) {
   const double n_a = EstimateKeyCount(set_bits_a, total_bits, num_probes);
   const double n_b = EstimateKeyCount(set_bits_b, total_bits, num_probes);

@@ -77,17 +77,15 @@ void FilterBuilder::AddKey(std::string_view key) { AppendHash(internal::HashKey(
 
 void FilterBuilder::AddHash(uint64_t hash) { AppendHash(hash); }
 
-size_t FilterBuilder::FinishedSize() const {
-  return FilterBytesFor(num_keys_, bits_per_key_);
-}
+size_t FilterBuilder::FinishedSize() const { return FilterBytesFor(num_keys_, bits_per_key_); }
 
 namespace {
 
 // Sets the bits of hashes[0, n) with k fixed at compile time, so the probe
 // loop unrolls into k independent multiply-shift-or sequences.
 template <int kProbes>
-__attribute__((always_inline)) inline void SetAllBody(unsigned char* blocks, size_t num_blocks,
-                                                      const uint64_t* hashes, size_t n) {
+__attribute__((always_inline)) inline void SetAllBody(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes,
+                                                      size_t n) {
   // Keys land in random blocks; prefetching the block of the key kAhead
   // positions later keeps that many misses in flight instead of one. (After
   // partitioning, see below, the blocks are nearly sequential and these
@@ -95,7 +93,8 @@ __attribute__((always_inline)) inline void SetAllBody(unsigned char* blocks, siz
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) {
-      internal::PrefetchBlockForWrite(blocks + internal::BlockIndex(hashes[i + kAhead], num_blocks) * kFilterBlockBytes);
+      internal::PrefetchBlockForWrite(blocks +
+                                      internal::BlockIndex(hashes[i + kAhead], num_blocks) * kFilterBlockBytes);
     }
     unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kFilterBlockBytes;
     const uint32_t a = internal::ProbeState(hashes[i]);
@@ -120,8 +119,8 @@ struct PortableSetAll {
 // identical (kernel_test).
 template <int kProbes>
 struct Bmi2SetAll {
-  __attribute__((target("avx2,bmi2"))) static void Run(unsigned char* blocks, size_t num_blocks,
-                                                       const uint64_t* hashes, size_t n) {
+  __attribute__((target("avx2,bmi2"))) static void Run(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes,
+                                                       size_t n) {
     SetAllBody<kProbes>(blocks, num_blocks, hashes, n);
   }
 };

@@ -26,8 +26,7 @@ void* AllocateFilterMemory(size_t size) {
 
 void FreeFilterMemory(void* memory) { std::free(memory); }
 
-AlignedFilter::AlignedFilter(size_t size)
-    : data_(static_cast<char*>(AllocateFilterMemory(size))), size_(size) {}
+AlignedFilter::AlignedFilter(size_t size) : data_(static_cast<char*>(AllocateFilterMemory(size))), size_(size) {}
 
 AlignedFilter AlignedFilter::Copy(std::string_view bytes) {
   AlignedFilter filter(bytes.size());

@@ -33,8 +33,7 @@ const char* ParseErrorMessage(ParseError error) {
 
 alignas(64) const unsigned char FilterReader::kEmptyBlock[64] = {};
 
-ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
-                                const ParseOptions& options) {
+ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, const ParseOptions& options) {
   auto fail = [](ParseError e) { return ParseResult{e}; };
   if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
@@ -61,15 +60,13 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader,
 namespace {
 
 struct PortableProbe {
-  bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return internal::AllProbesSet(block, a, k);
-  }
+  bool operator()(const unsigned char* block, uint32_t a, int k) const { return internal::AllProbesSet(block, a, k); }
 };
 
 // One query from its hash: locate the block, probe it with the kernel.
 template <typename Probe>
-__attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks,
-                                                     int num_probes, uint64_t hash, Probe probe) {
+__attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks, int num_probes,
+                                                     uint64_t hash, Probe probe) {
   return probe(blocks + internal::BlockIndex(hash, num_blocks) * kFilterBlockBytes, internal::ProbeState(hash),
                num_probes);
 }
@@ -82,8 +79,8 @@ struct PrefetchedChunk {
 };
 
 template <typename Probe>
-__attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chunk, size_t n, int num_probes,
-                                                      bool* out, Probe probe) {
+__attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out,
+                                                      Probe probe) {
   for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
 }
 
@@ -94,9 +91,8 @@ struct Avx2Probe {
   }
 };
 
-__attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks,
-                                                                   size_t num_blocks, int num_probes,
-                                                                   uint64_t hash) {
+__attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks, size_t num_blocks,
+                                                                  int num_probes, uint64_t hash) {
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
 }
 
@@ -108,8 +104,8 @@ struct Avx2OneRoundProbe {
   }
 };
 
-__attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n,
-                                                              int num_probes, bool* out) {
+__attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
+                                                              bool* out) {
   if (num_probes <= 8) {
     ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe{});
   } else {
@@ -124,9 +120,8 @@ struct Avx512Probe {
   }
 };
 
-__attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks,
-                                                                       size_t num_blocks, int num_probes,
-                                                                       uint64_t hash) {
+__attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks, size_t num_blocks,
+                                                                       int num_probes, uint64_t hash) {
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx512Probe{internal::Avx512Lanes(num_probes)});
 }
 
@@ -190,19 +185,14 @@ bool FilterReader::MayContainHash(uint64_t hash) const {
   return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
 }
 
-bool FilterReader::MayContain(std::string_view key) const {
-  return MayContainHash(internal::HashKey(key, seed_));
-}
+bool FilterReader::MayContain(std::string_view key) const { return MayContainHash(internal::HashKey(key, seed_)); }
 
-void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes,
-                                       std::span<bool> out) const {
+void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
   assert(hashes.size() == out.size());
-  QueryPipelined(blocks_, num_blocks_, num_probes_, hashes.size(), out.data(),
-                 [&](size_t i) { return hashes[i]; });
+  QueryPipelined(blocks_, num_blocks_, num_probes_, hashes.size(), out.data(), [&](size_t i) { return hashes[i]; });
 }
 
-void FilterReader::MayContainBatch(std::span<const std::string_view> keys,
-                                   std::span<bool> out) const {
+void FilterReader::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
   assert(keys.size() == out.size());
   // The seed by value: read through `this` it would be reloaded for every
   // key, since the pipeline's stores might alias it.

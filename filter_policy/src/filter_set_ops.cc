@@ -14,8 +14,7 @@ namespace linebloom {
 namespace {
 
 bool SameParameters(const FilterReader& a, const FilterReader& b) {
-  return a.num_blocks() == b.num_blocks() && a.num_probes() == b.num_probes() &&
-         a.seed() == b.seed();
+  return a.num_blocks() == b.num_blocks() && a.num_probes() == b.num_probes() && a.seed() == b.seed();
 }
 
 template <typename Op>
@@ -79,8 +78,7 @@ std::optional<double> EstimateUnionSize(const FilterReader& a, const FilterReade
 
 std::optional<double> EstimateIntersectionSize(const FilterReader& a, const FilterReader& b) {
   if (!SameParameters(a, b)) return std::nullopt;
-  return EstimateIntersectionSize(CountSetBits(a), CountSetBits(b), CountUnionBits(a, b),
-                                  TotalBits(a), a.num_probes());
+  return EstimateIntersectionSize(CountSetBits(a), CountSetBits(b), CountUnionBits(a, b), TotalBits(a), a.num_probes());
 }
 
 }  // namespace linebloom

@@ -17,8 +17,6 @@ inline uint64_t HashKey(std::string_view key, uint32_t seed) {
   return XXH3_64bits_withSeed(key.data(), key.size(), seed);
 }
 
-inline uint64_t Checksum64(const void* data, size_t size) {
-  return XXH3_64bits(data, size);
-}
+inline uint64_t Checksum64(const void* data, size_t size) { return XXH3_64bits(data, size); }
 
 }  // namespace linebloom::internal

@@ -59,8 +59,7 @@ std::vector<double> NormalizedWeights(std::span<const double> lookup_weights, si
   return w;
 }
 
-LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double> weights,
-                      std::vector<double> bits) {
+LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double> weights, std::vector<double> bits) {
   LevelAllocation a;
   a.bits_per_key = std::move(bits);
   for (size_t j = 0; j < entries.size(); ++j) {
@@ -82,8 +81,8 @@ LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, dou
   return UniformAllocation(entries_per_run, {}, average_bits_per_key);
 }
 
-LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
-                                  std::span<const double> lookup_weights, double average_bits_per_key) {
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                  double average_bits_per_key) {
   std::vector<double> bits(entries_per_run.size());
   for (size_t j = 0; j < bits.size(); ++j) bits[j] = entries_per_run[j] == 0 ? 0.0 : average_bits_per_key;
   return Score(entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size()), std::move(bits));
@@ -93,8 +92,8 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
   return AllocateBitsPerRun(entries_per_run, {}, average_bits_per_key);
 }
 
-LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
-                                   std::span<const double> lookup_weights, double average_bits_per_key) {
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                   double average_bits_per_key) {
   const FprGrid& grid = Grid();
   const std::vector<double> w = NormalizedWeights(lookup_weights, entries_per_run.size());
   double total_entries = 0;

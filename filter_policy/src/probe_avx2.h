@@ -38,11 +38,10 @@ struct ActiveLanes {
 inline constexpr ActiveLanes kActiveLanes{};
 
 // True when probes 8r .. 8r+7 that exist are all set.
-__attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i high_words, __m256i state,
-                                                     int round, int num_probes) {
+__attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i high_words, __m256i state, int round,
+                                                     int num_probes) {
   const __m256i powers = _mm256_load_si256(reinterpret_cast<const __m256i*>(kProbePowers.value + 8 * round));
-  const __m256i active =
-      _mm256_load_si256(reinterpret_cast<const __m256i*>(kActiveLanes.mask[num_probes] + 8 * round));
+  const __m256i active = _mm256_load_si256(reinterpret_cast<const __m256i*>(kActiveLanes.mask[num_probes] + 8 * round));
   const __m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(state, powers), 23);
   const __m256i word_index = _mm256_srli_epi32(bit, 5);
   // Lanes whose word index has bit 3 set take the high half (blendv uses
@@ -52,21 +51,19 @@ __attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i 
       _mm256_blendv_ps(_mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
                        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), from_high));
   // (bit & 31) is the bit within its 32-bit word.
-  const __m256i mask = _mm256_and_si256(
-      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31))), active);
+  const __m256i mask =
+      _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31))), active);
   return _mm256_testc_si256(word, mask);
 }
 
 // Probes 0..7 of a block: all of them when num_probes <= 8.
-__attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a,
-                                                               int num_probes) {
+__attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
   return RoundSet(low_words, high_words, _mm256_set1_epi32(static_cast<int>(a)), 0, num_probes);
 }
 
-__attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a,
-                                                              int num_probes) {
+__attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
   const __m256i state = _mm256_set1_epi32(static_cast<int>(a));

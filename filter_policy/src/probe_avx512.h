@@ -34,7 +34,7 @@ struct Avx512Lanes {
 // True when the active probes 16r .. 16r+15 are all set. The powers past
 // kMaxProbes are never read: the load is masked by the active lanes.
 __attribute__((target("avx512f"))) inline bool RoundSetAvx512(__m512i words, __m512i state, int round,
-                                                               __mmask16 active) {
+                                                              __mmask16 active) {
   // The zero-masked forms: inactive lanes are ignored by the final test
   // anyway, and GCC 12's unmasked forms trip -Wuninitialized in its headers.
   const __m512i powers = _mm512_maskz_loadu_epi32(active, kProbePowers.value + 16 * round);
@@ -45,7 +45,7 @@ __attribute__((target("avx512f"))) inline bool RoundSetAvx512(__m512i words, __m
 }
 
 __attribute__((target("avx512f"))) inline bool AllProbesSetAvx512(const unsigned char* block, uint32_t a,
-                                                                   Avx512Lanes lanes) {
+                                                                  Avx512Lanes lanes) {
   const __m512i words = _mm512_loadu_si512(block);
   const __m512i state = _mm512_set1_epi32(static_cast<int>(a));
   if (!RoundSetAvx512(words, state, 0, lanes.first)) return false;

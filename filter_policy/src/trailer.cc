@@ -37,9 +37,7 @@ Trailer DecodeTrailer(std::string_view filter) {
   return t;
 }
 
-bool HasMagic(std::string_view filter) {
-  return std::memcmp(TrailerStart(filter) + 8, kMagic, 4) == 0;
-}
+bool HasMagic(std::string_view filter) { return std::memcmp(TrailerStart(filter) + 8, kMagic, 4) == 0; }
 
 uint32_t StoredChecksum(std::string_view filter) { return DecodeFixed32(TrailerStart(filter) + 12); }
 

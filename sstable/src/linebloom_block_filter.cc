@@ -54,7 +54,8 @@ uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
 int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
   FiniteBloomFpr model;
   const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
-  const double work = 16.0 * static_cast<double>(keys) * (c * std::log(2.0) + 1) * 8.0 * static_cast<double>(filter_bytes);
+  const double work =
+      16.0 * static_cast<double>(keys) * (c * std::log(2.0) + 1) * 8.0 * static_cast<double>(filter_bytes);
   const uint64_t positions =
       filter_bytes + 63 <= internal::kLinePairBytes || filter_bytes > 512 || work > 1.2e8 ? 1 : 8;
   auto fpr = [&](int k) {

@@ -48,8 +48,8 @@ class TableReader::Impl {
   Status GetCounted(std::string_view key, std::string* value, LookupStats* stats) const;
   Status CheckIndex(uint64_t index_offset);
   Status LoadFilters(uint64_t footer_meta_offset);
-  Status ReadStored(const internal::BlockHandle& h, std::string* buf, std::string* scratch,
-                    std::string_view* contents, uint64_t* bytes) const;
+  Status ReadStored(const internal::BlockHandle& h, std::string* buf, std::string* scratch, std::string_view* contents,
+                    uint64_t* bytes) const;
   Status Corrupt(uint64_t offset, std::string_view what) const;
 };
 

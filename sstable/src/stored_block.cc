@@ -51,8 +51,8 @@ void AppendStoredBlock(std::string_view contents, bool try_compress, std::string
   AppendTrailer(BlockType::kRaw, start, out);
 }
 
-Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t offset,
-                       std::string* scratch, std::string_view* contents) {
+Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t offset, std::string* scratch,
+                       std::string_view* contents) {
   if (stored.size() < kStoredBlockTrailerSize) {
     return Status::CorruptionAt(file, offset, "block shorter than its 5-byte trailer");
   }
@@ -62,9 +62,7 @@ Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t 
   }
   const std::string_view payload = stored.substr(0, covered - 1);
   switch (static_cast<BlockType>(static_cast<uint8_t>(stored[covered - 1]))) {
-    case BlockType::kRaw:
-      *contents = payload;
-      return Status::Ok();
+    case BlockType::kRaw: *contents = payload; return Status::Ok();
     case BlockType::kLz4: {
       if (payload.size() < 4) return Status::CorruptionAt(file, offset, "LZ4 block without its size");
       const uint64_t raw = DecodeFixed32(payload.data());
@@ -73,8 +71,8 @@ Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t 
         return Status::CorruptionAt(file, offset, "impossible LZ4 block size");
       }
       scratch->resize(static_cast<size_t>(raw));
-      const int n = LZ4_decompress_safe(compressed.data(), scratch->data(),
-                                        static_cast<int>(compressed.size()), static_cast<int>(raw));
+      const int n = LZ4_decompress_safe(compressed.data(), scratch->data(), static_cast<int>(compressed.size()),
+                                        static_cast<int>(raw));
       if (n < 0 || static_cast<uint64_t>(n) != raw) {
         return Status::CorruptionAt(file, offset, "LZ4 block does not decompress");
       }

@@ -33,7 +33,7 @@ void AppendStoredBlock(std::string_view contents, bool try_compress, std::string
 // `offset` of `file`) and yields its contents: a view into `stored` for raw
 // blocks, into *scratch for compressed ones. Errors are Corruption naming
 // file and offset.
-Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t offset,
-                       std::string* scratch, std::string_view* contents);
+Status ReadStoredBlock(std::string_view stored, std::string_view file, uint64_t offset, std::string* scratch,
+                       std::string_view* contents);
 
 }  // namespace linebloom::sstable::internal

@@ -15,9 +15,7 @@ namespace {
 constexpr size_t kFooterChecksumAt = 36;
 constexpr size_t kFooterMagicAt = 40;
 
-uint32_t FooterChecksum(const char* footer) {
-  return static_cast<uint32_t>(XXH3_64bits(footer, kFooterChecksumAt));
-}
+uint32_t FooterChecksum(const char* footer) { return static_cast<uint32_t>(XXH3_64bits(footer, kFooterChecksumAt)); }
 
 void PutHandle(std::string* dst, const BlockHandle& h) {
   PutVarint64(dst, h.offset);
@@ -138,7 +136,8 @@ bool DecodeIndex(std::string_view contents, uint32_t version, std::vector<IndexE
   // Every entry takes at least 5 bytes (6 in version 1), so a larger count
   // is a lie;
   // checking it before reserving keeps a corrupt count from allocating.
-  if (!d.GetVarint64(&count) || count > d.remaining() / (version >= 2 ? 5 : 6)) return Fail(why, "bad index entry count");
+  if (!d.GetVarint64(&count) || count > d.remaining() / (version >= 2 ? 5 : 6))
+    return Fail(why, "bad index entry count");
   std::vector<IndexEntry> out;
   out.reserve(static_cast<size_t>(count));
   for (uint64_t i = 0; i < count; ++i) {

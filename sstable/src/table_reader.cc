@@ -26,8 +26,8 @@ Status TableReader::Impl::ReadStored(const BlockHandle& h, std::string* buf, std
   return internal::ReadStoredBlock(*buf, file->name(), h.offset, scratch, contents);
 }
 
-Status TableReader::Impl::ReadDataBlock(size_t b, std::string* buf, std::string* scratch,
-                                        internal::DataBlock* block, uint64_t* bytes) const {
+Status TableReader::Impl::ReadDataBlock(size_t b, std::string* buf, std::string* scratch, internal::DataBlock* block,
+                                        uint64_t* bytes) const {
   const IndexEntry& e = index[b];
   std::string_view contents;
   if (Status s = ReadStored(e.data, buf, scratch, &contents, bytes); !s.ok()) return s;
@@ -44,8 +44,9 @@ Status TableReader::Impl::ReadDataBlock(size_t b, std::string* buf, std::string*
 Status TableReader::Impl::Load(const TableReaderOptions& options) {
   const uint64_t size = file->Size();
   if (size < internal::kFooterSize) {
-    return Corrupt(0, std::string("file is ").append(std::to_string(size)).append(
-                          " bytes, too short for the 48-byte footer (truncated?)"));
+    return Corrupt(0, std::string("file is ")
+                          .append(std::to_string(size))
+                          .append(" bytes, too short for the 48-byte footer (truncated?)"));
   }
   const uint64_t footer_at = size - internal::kFooterSize;
   std::string footer_bytes(internal::kFooterSize, '\0');
@@ -96,7 +97,8 @@ Status TableReader::Impl::CheckIndex(uint64_t index_offset) {
     auto bad = [&](const char* what) {
       return Corrupt(index_offset, std::string("index entry ").append(std::to_string(i)).append(": ").append(what));
     };
-    if (e.data.offset != data_at || e.data.size <= kStoredBlockTrailerSize) return bad("impossible data block location");
+    if (e.data.offset != data_at || e.data.size <= kStoredBlockTrailerSize)
+      return bad("impossible data block location");
     data_at = e.data.end();
     if (data_at > meta.filter_region.offset) return bad("data block overlaps the filter region");
     if (e.num_entries == 0 || e.num_entries > meta.num_entries - entries) return bad("impossible entry count");
@@ -113,7 +115,8 @@ Status TableReader::Impl::CheckIndex(uint64_t index_offset) {
       return bad("filter location without per-block filters");
     }
   }
-  if (data_at != meta.filter_region.offset) return Corrupt(index_offset, "data blocks do not end where the filters begin");
+  if (data_at != meta.filter_region.offset)
+    return Corrupt(index_offset, "data blocks do not end where the filters begin");
   if (entries != meta.num_entries) return Corrupt(index_offset, "entry counts of index and meta block disagree");
   if (meta.filter_mode == FilterMode::kPerBlock && filter_at != meta.filter_region.end()) {
     return Corrupt(index_offset, "per-block filters do not fill the filter region");
@@ -141,7 +144,8 @@ Status TableReader::Impl::LoadFilters(uint64_t footer_meta_offset) {
   // One filter at `h` (absolute offset): in version 1 a stored block whose
   // payload is the filter, in version 2 the bytes themselves.
   auto load = [&](const BlockHandle& h, std::string_view* filter) {
-    const std::string_view stored = bytes.substr(static_cast<size_t>(h.offset - region.offset), static_cast<size_t>(h.size));
+    const std::string_view stored =
+        bytes.substr(static_cast<size_t>(h.offset - region.offset), static_cast<size_t>(h.size));
     *filter = stored;
     if (version == 1) {
       std::string scratch;
@@ -250,7 +254,8 @@ size_t TableReader::filter_memory() const {
   size_t total = static_cast<size_t>(impl_->meta.filter_region.size) + impl_->meta.filter_parameters.size();
   if (impl_->meta.filter_mode == FilterMode::kPerBlock) {
     for (const IndexEntry& e : impl_->index) {
-      total += internal::VarintLength(e.filter.size) + (impl_->version == 1 ? internal::VarintLength(e.filter.offset) : 0);
+      total +=
+          internal::VarintLength(e.filter.size) + (impl_->version == 1 ? internal::VarintLength(e.filter.offset) : 0);
     }
   }
   return total;

@@ -28,10 +28,10 @@ class TableWriter::Impl {
     if (key.size() > kMaxKeySize) return Reject(key, "key larger than 1 MiB");
     if (value.size() > kMaxValueSize) return Reject(key, "value larger than 64 MiB");
     if (num_entries_ > 0 && !(last_key_ < key)) {
-      return Reject(key, last_key_ == key ? "duplicate key"
-                                          : std::string("key out of order (previous key ")
-                                                .append(internal::Printable(last_key_))
-                                                .append(")"));
+      return Reject(
+          key, last_key_ == key
+                   ? "duplicate key"
+                   : std::string("key out of order (previous key ").append(internal::Printable(last_key_)).append(")"));
     }
     block_.Add(key, value);
     if (filter_) filter_->AddKey(key);

@@ -203,8 +203,8 @@ TEST(FilterConcurrency, ReadersKeepTheirSnapshotWhileWritersPublishNewFilters) {
     writers.emplace_back([&] {
       for (int i = 0; i < 15; ++i) {
         const uint64_t g = next_generation.fetch_add(1);
-        current.Set(std::make_shared<const Generation>(
-            Generation{g, Build(keys_of(g), {.seed = static_cast<uint32_t>(g)})}));
+        current.Set(
+            std::make_shared<const Generation>(Generation{g, Build(keys_of(g), {.seed = static_cast<uint32_t>(g)})}));
       }
     });
   }

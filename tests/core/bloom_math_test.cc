@@ -33,9 +33,13 @@ TEST(BloomMath, ClassicBlockedFormulaMatchesThePublishedTable) {
   // quoted figures for a cache-line-blocked Bloom filter, to three
   // significant digits (recomputed independently in Python from the sum in
   // bloom_math.h; they agree to within 0.25 %).
-  struct Row { double bits; int k; double fpr; };
-  for (const Row& row : {Row{6, 4, 0.0575}, Row{8, 5, 0.0231}, Row{10, 7, 0.00957},
-                         Row{12, 8, 0.00407}, Row{16, 10, 0.000825}, Row{20, 11, 0.000191}}) {
+  struct Row {
+    double bits;
+    int k;
+    double fpr;
+  };
+  for (const Row& row : {Row{6, 4, 0.0575}, Row{8, 5, 0.0231}, Row{10, 7, 0.00957}, Row{12, 8, 0.00407},
+                         Row{16, 10, 0.000825}, Row{20, 11, 0.000191}}) {
     EXPECT_NEAR(BlockedFprClassic(row.bits, row.k), row.fpr, row.fpr * 0.003) << row.bits;
   }
 }
@@ -44,10 +48,13 @@ TEST(BloomMath, ExactBlockedFormulaByHand) {
   // Reference values from an independent evaluation of the same sums with
   // Python's exact integers for C(t,s) and S(k,t) (tools: math.comb and the
   // Stirling recurrence), 512-bit blocks.
-  struct Row { double bits; int k; double fpr; };
-  for (const Row& row : {Row{6, 4, 0.05774238}, Row{8, 5, 0.02326338}, Row{10, 7, 0.009686049},
-                         Row{10, 6, 0.009664748}, Row{12, 8, 0.004134917}, Row{16, 10, 0.0008461198},
-                         Row{20, 11, 0.0001978318}}) {
+  struct Row {
+    double bits;
+    int k;
+    double fpr;
+  };
+  for (const Row& row : {Row{6, 4, 0.05774238}, Row{8, 5, 0.02326338}, Row{10, 7, 0.009686049}, Row{10, 6, 0.009664748},
+                         Row{12, 8, 0.004134917}, Row{16, 10, 0.0008461198}, Row{20, 11, 0.0001978318}}) {
     EXPECT_NEAR(BlockedFpr(row.bits, row.k), row.fpr, row.fpr * 1e-6) << row.bits << " " << row.k;
   }
   // Tiny case by hand: B = 2, one key of one probe per block on average
@@ -57,7 +64,10 @@ TEST(BloomMath, ExactBlockedFormulaByHand) {
 }
 
 TEST(BloomMath, ProbesMinimiseTheExactBlockedRate) {
-  struct Row { double bits; int k; };
+  struct Row {
+    double bits;
+    int k;
+  };
   for (const Row& row : {Row{6, 4}, Row{8, 5}, Row{10, 6}, Row{12, 8}, Row{16, 9}, Row{20, 11}}) {
     EXPECT_EQ(OptimalBlockedProbes(row.bits), row.k) << row.bits;
     EXPECT_LT(BlockedFpr(row.bits, row.k), BlockedFpr(row.bits, row.k - 1));

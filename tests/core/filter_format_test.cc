@@ -26,7 +26,7 @@ TEST(FilterFormat, BytesAreWholeBlocksPlusTheTrailer) {
 
 TEST(FilterFormat, MaxKeysForIsTheInverseOfTheSize) {
   EXPECT_EQ(MaxKeysFor(0, 10), 0u);
-  EXPECT_EQ(MaxKeysFor(64 + 15, 10), 0u);  // a block without room for the trailer
+  EXPECT_EQ(MaxKeysFor(64 + 15, 10), 0u);   // a block without room for the trailer
   EXPECT_EQ(MaxKeysFor(64 + 16, 10), 51u);  // floor(512 / 10)
   for (double bits : {1.0, 2.5, 9.9, 10.0, 16.0, 33.3, 100.0}) {
     for (size_t bytes = 64 + 16; bytes < 64 * 300; bytes += 37) {

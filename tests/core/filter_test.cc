@@ -55,11 +55,10 @@ TEST_P(NoFalseNegatives, EveryAddedKeyMayBeContained) {
   EXPECT_EQ(false_negatives, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    KeyCountsBitsSeeds, NoFalseNegatives,
-    ::testing::Combine(::testing::Values(0, 1, 2, 7, 100, 4096, 100000),
-                       ::testing::Values(1.0, 6.0, 9.9, 10.0, 16.0, 20.0, 50.0),
-                       ::testing::Values(0u, 1u, 0xDEADBEEFu)));
+INSTANTIATE_TEST_SUITE_P(KeyCountsBitsSeeds, NoFalseNegatives,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 7, 100, 4096, 100000),
+                                            ::testing::Values(1.0, 6.0, 9.9, 10.0, 16.0, 20.0, 50.0),
+                                            ::testing::Values(0u, 1u, 0xDEADBEEFu)));
 INSTANTIATE_TEST_SUITE_P(Millions, NoFalseNegatives,
                          ::testing::Values(NoFalseNegativesParam{2'000'000, 10.0, 7},
                                            NoFalseNegativesParam{1'000'000, 4.5, 0}));
@@ -113,7 +112,7 @@ TEST(FilterTest, FinishResetsTheBuilder) {
 TEST(FilterTest, SizeFollowsBitsPerKeyIncludingFractions) {
   EXPECT_EQ(NumBlocksFor(0, 10), 0u);
   EXPECT_EQ(NumBlocksFor(1, 10), 1u);
-  EXPECT_EQ(NumBlocksFor(1000, 10), 20u);     // ceil(10000 / 512)
+  EXPECT_EQ(NumBlocksFor(1000, 10), 20u);       // ceil(10000 / 512)
   EXPECT_EQ(NumBlocksFor(100000, 9.9), 1934u);  // ceil(990000 / 512)
   EXPECT_EQ(NumBlocksFor(100000, 10), 1954u);   // ceil(1000000 / 512)
   FilterBuilder builder({.bits_per_key = 9.9});
@@ -230,8 +229,7 @@ TEST(FilterTest, FormatIsStable) {
   ASSERT_EQ(bytes.size(), 2u * 64 + 16);
   // k = 7, the blocked optimum for the 1024 / 100 = 10.24 bits per key the
   // two blocks give (6 would be the optimum for the 10 asked for).
-  EXPECT_EQ(bytes.substr(bytes.size() - 16, 12),
-            std::string("\0\0\0\0\x07\x01\0\x01LBLM", 12));
+  EXPECT_EQ(bytes.substr(bytes.size() - 16, 12), std::string("\0\0\0\0\x07\x01\0\x01LBLM", 12));
   EXPECT_EQ(KeyHash("key0", 0), KeyHash(std::string_view("key0"), 0));
   EXPECT_EQ(KeyHash("", 0), 0x2D06800538D394C2ull);  // XXH3-64("") with seed 0
 }

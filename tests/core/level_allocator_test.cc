@@ -44,7 +44,10 @@ TEST(LevelAllocator, EmptyRunsGetNothing) {
 // Two runs, brute force: every pair (b1, b2) on the 1/8-bit grid (and 0)
 // within budget; the allocator's answer must be as good as the best pair.
 TEST(LevelAllocator, MatchesBruteForceOnTwoRuns) {
-  struct Case { uint64_t small, large; double avg; };
+  struct Case {
+    uint64_t small, large;
+    double avg;
+  };
   for (const Case c : {Case{1000, 100000, 10}, Case{10, 1000000, 6}, Case{50000, 60000, 12}, Case{1, 1000, 2}}) {
     const double budget = c.avg * static_cast<double>(c.small + c.large);
     double best = 2.0;
@@ -181,10 +184,12 @@ TEST(LevelAllocatorWeights, AMostlyUnreachedSmallRunGetsFewerBits) {
 }
 
 TEST(LevelAllocatorWeights, MatchesBruteForceOnTwoRuns) {
-  struct Case { uint64_t n0, n1; double w0, w1, avg; };
-  for (const Case c : {Case{1000, 100000, 0.3, 1, 10}, Case{1000, 100000, 1, 0.3, 10},
-                       Case{50000, 60000, 0.05, 0.9, 8}, Case{10, 1000000, 0.5, 1, 6},
-                       Case{100, 1000, 0.2, 0.2, 3}, Case{100000, 1000, 1, 0.001, 2}}) {
+  struct Case {
+    uint64_t n0, n1;
+    double w0, w1, avg;
+  };
+  for (const Case c : {Case{1000, 100000, 0.3, 1, 10}, Case{1000, 100000, 1, 0.3, 10}, Case{50000, 60000, 0.05, 0.9, 8},
+                       Case{10, 1000000, 0.5, 1, 6}, Case{100, 1000, 0.2, 0.2, 3}, Case{100000, 1000, 1, 0.001, 2}}) {
     const uint64_t entries[] = {c.n0, c.n1};
     const double weights[] = {c.w0, c.w1};
     const LevelAllocation a = AllocateBitsPerRun(entries, weights, c.avg);
@@ -240,8 +245,7 @@ TEST(LevelAllocatorWeights, OutOfRangeAndMissingWeights) {
   EXPECT_EQ(a.bits_per_key, AllocateBitsPerRun(entries, 10).bits_per_key);
   const double negative[] = {-3.0, 1.0, 1.0, 0.5 /* extra: ignored */};
   const double zero[] = {0.0, 1.0, 1.0};
-  EXPECT_EQ(AllocateBitsPerRun(entries, negative, 10).bits_per_key,
-            AllocateBitsPerRun(entries, zero, 10).bits_per_key);
+  EXPECT_EQ(AllocateBitsPerRun(entries, negative, 10).bits_per_key, AllocateBitsPerRun(entries, zero, 10).bits_per_key);
   EXPECT_EQ(AllocateBitsPerRun(entries, zero, 10).bits_per_key[0], 0);
 }
 

@@ -32,7 +32,6 @@
 #include "linebloom/filter_reader.h"
 #include "support/reference_filter.h"
 
-
 namespace linebloom {
 namespace {
 
@@ -57,7 +56,13 @@ double ChooseBitsPerKey(FuzzedDataProvider& in) {
   static constexpr double kOdd[] = {std::numeric_limits<double>::quiet_NaN(),
                                     std::numeric_limits<double>::infinity(),
                                     -std::numeric_limits<double>::infinity(),
-                                    0.0, -1.0, 0.999, 1.0, 100.0, 100.001, 1e300};
+                                    0.0,
+                                    -1.0,
+                                    0.999,
+                                    1.0,
+                                    100.0,
+                                    100.001,
+                                    1e300};
   const uint8_t mode = in.ConsumeIntegral<uint8_t>();
   if (mode < std::size(kOdd)) return kOdd[mode];
   return in.ConsumeFloatingPointInRange<double>(0.5, 40.0);
@@ -96,7 +101,10 @@ Case ReadCase(FuzzedDataProvider& in) {
     std::string key = in.ConsumeRandomLengthString(80);
     switch (what) {
       case 0: c.inserted.push_back({.key = key}); break;
-      case 1: c.inserted.push_back({.key = key}); c.inserted.push_back({.key = key}); break;
+      case 1:
+        c.inserted.push_back({.key = key});
+        c.inserted.push_back({.key = key});
+        break;
       case 2: c.inserted.push_back({.is_hash = true, .hash = ref::Hash(key, c.options.seed) ^ 1}); break;
       default: c.probes.push_back(std::move(key)); break;
     }
@@ -226,8 +234,7 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
 
   FilterReader reader;
   FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
-  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes &&
-                 reader.seed() == c.options.seed,
+  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes && reader.seed() == c.options.seed,
              "the reader sees the builder's parameters");
   *answers = CheckQueries(c, bytes, reader);
   return bytes;

@@ -150,8 +150,7 @@ void CheckSetOps(const FilterReader& reader) {
     FilterReader r;
     FUZZ_CHECK(FilterReader::Parse(*combined, &r).ok(), "a combined filter parses");
     FUZZ_CHECK(r.blocks() == reader.blocks(), "A op A has the blocks of A");
-    FUZZ_CHECK(r.num_probes() == reader.num_probes() && r.seed() == reader.seed(),
-               "A op A keeps probes and seed");
+    FUZZ_CHECK(r.num_probes() == reader.num_probes() && r.seed() == reader.seed(), "A op A keeps probes and seed");
   }
   FUZZ_CHECK(EstimateUnionSize(reader, reader).has_value(), "union size of A and A");
   FUZZ_CHECK(EstimateIntersectionSize(reader, reader).has_value(), "intersection size of A and A");

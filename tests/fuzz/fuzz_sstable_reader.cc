@@ -146,8 +146,8 @@ Written ChooseTable(FuzzedDataProvider& in) {
   const FilterOptions filter_options{.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0),
                                      .num_probes = in.ConsumeIntegralInRange<int>(0, 24),
                                      .seed = in.ConsumeIntegral<uint32_t>()};
-  w.options.filter_policy = in.ConsumeBool() ? NewLinebloomBlocked512Policy(filter_options)
-                                             : NewLinebloomBlockFilterPolicy(filter_options);
+  w.options.filter_policy =
+      in.ConsumeBool() ? NewLinebloomBlocked512Policy(filter_options) : NewLinebloomBlockFilterPolicy(filter_options);
   w.options.sync_on_finish = in.ConsumeBool();
   // Bulk entries give multi-block tables from short inputs; values repeat
   // their key so LZ4 has something to compress.

@@ -143,7 +143,9 @@ struct Replay {
 //    unknown type, a payload that does not parse exactly): corruption.
 inline Replay ReplayLog(std::string_view log, State* state) {
   Replay r;
-  const auto all_zero = [](std::string_view b) { return std::all_of(b.begin(), b.end(), [](char c) { return c == 0; }); };
+  const auto all_zero = [](std::string_view b) {
+    return std::all_of(b.begin(), b.end(), [](char c) { return c == 0; });
+  };
   const std::string header = FileHeader();
   if (log.size() < kFileHeaderSize) {
     if (header.compare(0, log.size(), log) == 0 || all_zero(log)) {

@@ -101,8 +101,8 @@ inline void WriteBatchSpec(const kvlog::Batch& batch, std::string* out) {
 }
 
 struct StructuredLog {
-  std::string log;                    // the whole log file
-  std::vector<kvlog::Batch> prefix;   // the well-formed records it starts with
+  std::string log;                   // the whole log file
+  std::vector<kvlog::Batch> prefix;  // the well-formed records it starts with
   Tail tail = Tail::kDamage;
 };
 

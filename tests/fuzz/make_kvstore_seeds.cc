@@ -83,14 +83,21 @@ int main(int argc, char** argv) {
   recovery_input::WriteBatchSpec({Put("tail-key", "tail-value"), Del("key1")}, &next_record);
   Write(dir, "structured_empty", Structured(0, {}, Tail::kDamage, ""));
   Write(dir, "structured_clean", Structured(kReopen, six, Tail::kDamage, ""));
-  Write(dir, "structured_garbage_tail", Structured(kBaseRun, six, Tail::kDamage, std::string("\x05\x00\x00\x00\x01" "garbage", 12)));
+  Write(dir, "structured_garbage_tail",
+        Structured(kBaseRun, six, Tail::kDamage,
+                   std::string("\x05\x00\x00\x00\x01"
+                               "garbage",
+                               12)));
   Write(dir, "structured_torn", Structured(kReopen, six, Tail::kTorn, next_record + "\x0c"));
   Write(dir, "structured_torn_header", Structured(kBaseRun | kReopen, six, Tail::kTorn, next_record + "\x03"));
   Write(dir, "structured_zeros", Structured(kBaseRun | kReopen, six, Tail::kZeros, "\x40"));
-  Write(dir, "structured_flipped_last", Structured(kReopen, six, Tail::kFlipped, next_record + std::string("\x00\x14\x00\x80", 4)));
+  Write(dir, "structured_flipped_last",
+        Structured(kReopen, six, Tail::kFlipped, next_record + std::string("\x00\x14\x00\x80", 4)));
   Write(dir, "structured_flipped_then_records",
-        Structured(kBaseRun, six, Tail::kFlipped, next_record + std::string("\x00\x02\x00\x01", 4) + Log(SomeBatches(2)).substr(8)));
-  Write(dir, "structured_small_buffer", Structured(kSmallWriteBuffer | kBaseRun | kReopen, SomeBatches(30), Tail::kDamage, ""));
+        Structured(kBaseRun, six, Tail::kFlipped,
+                   next_record + std::string("\x00\x02\x00\x01", 4) + Log(SomeBatches(2)).substr(8)));
+  Write(dir, "structured_small_buffer",
+        Structured(kSmallWriteBuffer | kBaseRun | kReopen, SomeBatches(30), Tail::kDamage, ""));
 
   // Raw logs, one per recovery rule.
   const std::string raw(1, static_cast<char>(kRawLog));

@@ -47,14 +47,20 @@ void WriteParseSeeds(const fs::path& dir) {
     uint32_t seed;
   };
   const Shape shapes[] = {
-      {"empty", 0, 10, 0, 0},          {"one_key", 1, 10, 0, 0},
-      {"k1", 20, 10, 1, 1},            {"k24", 20, 10, 24, 2},
-      {"bpk1", 200, 1, 0, 3},          {"bpk6_5", 100, 6.5, 0, 4},
-      {"bpk10", 100, 10, 0, 5},        {"bpk20", 100, 20, 0, 0xFFFFFFFF},
-      {"bpk100", 30, 100, 0, 6},       {"full", 300, 1, 24, 7},
+      {"empty", 0, 10, 0, 0},
+      {"one_key", 1, 10, 0, 0},
+      {"k1", 20, 10, 1, 1},
+      {"k24", 20, 10, 24, 2},
+      {"bpk1", 200, 1, 0, 3},
+      {"bpk6_5", 100, 6.5, 0, 4},
+      {"bpk10", 100, 10, 0, 5},
+      {"bpk20", 100, 20, 0, 0xFFFFFFFF},
+      {"bpk100", 30, 100, 0, 6},
+      {"full", 300, 1, 24, 7},
       {"bpk10_2000_keys", 2000, 10, 0, 8},
   };
-  for (const Shape& s : shapes) Write(dir, std::string("valid_").append(s.name), BuildFilter(s.keys, s.bits_per_key, s.probes, s.seed));
+  for (const Shape& s : shapes)
+    Write(dir, std::string("valid_").append(s.name), BuildFilter(s.keys, s.bits_per_key, s.probes, s.seed));
 
   // One filter broken in each field the reader checks (trailer at size-16).
   const std::string good = BuildFilter(50, 10, 0, 9);

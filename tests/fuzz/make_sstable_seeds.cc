@@ -70,7 +70,15 @@ int main(int argc, char** argv) {
 
   // Written mode reads parameters from the back of the input (libFuzzer's
   // FuzzedDataProvider), keys and values from the front.
-  Write(dir, "written_small", std::string("\x01" "alpha\\nbeta\\ngamma\\n", 20) + std::string(16, '\x07'));
-  Write(dir, "written_bulk", std::string("\x01" "k\\nv\\n", 7) + std::string("\x00\x00\x02\x40\x01\x90\x01\x01\x00", 9));
+  Write(dir, "written_small",
+        std::string("\x01"
+                    "alpha\\nbeta\\ngamma\\n",
+                    20) +
+            std::string(16, '\x07'));
+  Write(dir, "written_bulk",
+        std::string("\x01"
+                    "k\\nv\\n",
+                    7) +
+            std::string("\x00\x00\x02\x40\x01\x90\x01\x01\x00", 9));
   return 0;
 }

@@ -66,8 +66,7 @@ class MemoryEnv final : public kvstore::Env {
     *file = std::make_unique<File>(this, path);
     return Status::Ok();
   }
-  Status NewRandomAccessFile(const std::string& path, IoMode,
-                             std::unique_ptr<RandomAccessFile>* file) override {
+  Status NewRandomAccessFile(const std::string& path, IoMode, std::unique_ptr<RandomAccessFile>* file) override {
     std::lock_guard lock(mu_);
     auto it = files_.find(path);
     if (it == files_.end()) return Status::NotFound(path + ": no such file");

@@ -33,7 +33,7 @@ inline kvlog::State BaseKeys() {
 
 struct PreparedStore {
   std::map<std::string, std::string> files;
-  std::string log_path;       // the log the MANIFEST names
+  std::string log_path;  // the log the MANIFEST names
   std::string manifest_path;
 };
 

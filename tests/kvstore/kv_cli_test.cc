@@ -171,9 +171,14 @@ TEST(KvCliTest, BatchAnswersOneLinePerCommand) {
 TEST(KvCliTest, BadCommandLinesPrintUsageAndFail) {
   TempDir scratch;
   const std::string dir = scratch.Sub("store");
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {}, {dir}, {dir, "put", "k"}, {dir, "explode"}, {"--bogus", dir, "get", "k"},
-           {"--bits-per-key", "0.5", dir, "get", "k"}, {dir, "get"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {dir},
+                                             {dir, "put", "k"},
+                                             {dir, "explode"},
+                                             {"--bogus", dir, "get", "k"},
+                                             {"--bits-per-key", "0.5", dir, "get", "k"},
+                                             {dir, "get"}}) {
     CliResult r = RunCli(scratch, args);
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.exit_code, 1);  // 1 means "absent", not "bad usage"

@@ -66,8 +66,8 @@ Child Spawn(const std::string& dir) {
   if (c.pid == 0) {
     ::dup2(in[0], STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);
-    ::execl(LINEBLOOM_KV_CLI, LINEBLOOM_KV_CLI, "--write-buffer-size", "16384", "--fanout", "3", dir.c_str(),
-            "batch", static_cast<char*>(nullptr));
+    ::execl(LINEBLOOM_KV_CLI, LINEBLOOM_KV_CLI, "--write-buffer-size", "16384", "--fanout", "3", dir.c_str(), "batch",
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::close(in[0]);
@@ -183,11 +183,12 @@ TEST(KvCrashTest, SigkillNeverLosesAnAcknowledgedPut) {
     if (st.wal_bytes_dropped > 0) ++kills_with_torn_tail;
   }
   // Reached only if no round failed: no acknowledged put was lost.
-  std::printf("%llu rounds: %llu puts acknowledged, 0 lost, %llu unacknowledged puts survived (in flight at the kill), "
-              "%llu runs at the end, %llu recoveries dropped a torn log tail\n",
-              static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(total_acked),
-              static_cast<unsigned long long>(total_unacked_present), static_cast<unsigned long long>(final_runs),
-              static_cast<unsigned long long>(kills_with_torn_tail));
+  std::printf(
+      "%llu rounds: %llu puts acknowledged, 0 lost, %llu unacknowledged puts survived (in flight at the kill), "
+      "%llu runs at the end, %llu recoveries dropped a torn log tail\n",
+      static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(total_acked),
+      static_cast<unsigned long long>(total_unacked_present), static_cast<unsigned long long>(final_runs),
+      static_cast<unsigned long long>(kills_with_torn_tail));
   EXPECT_GT(total_acked, rounds);  // the kills landed while work was going on
 }
 

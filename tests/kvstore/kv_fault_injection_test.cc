@@ -142,7 +142,10 @@ TEST_P(FaultWalkTest, EveryIoOfTheOperation) {
   uint64_t survived = 0, returned_error = 0, returned_ok = 0;
   uint64_t n = 1;
   for (;; ++n) {
-    SCOPED_TRACE(std::string(scenario.name).append(" / ").append(Name(aftermath)).append(" / fault at I/O #")
+    SCOPED_TRACE(std::string(scenario.name)
+                     .append(" / ")
+                     .append(Name(aftermath))
+                     .append(" / fault at I/O #")
                      .append(std::to_string(n)));
     const std::string dir = root.Sub(std::string("run").append(std::to_string(n)));
     std::filesystem::copy(golden, dir);
@@ -214,11 +217,11 @@ TEST_P(FaultWalkTest, EveryIoOfTheOperation) {
   // The walk reached every I/O of the operation: a flush alone is well over
   // a dozen (run table, run filter, new log, MANIFEST, directory syncs).
   EXPECT_GT(n, 15u);
-  std::printf("%s / %s: %llu failure points, %llu survived with nothing acknowledged lost "
-              "(%llu returned the error, %llu returned OK)\n",
-              scenario.name, Name(aftermath), static_cast<unsigned long long>(n - 1),
-              static_cast<unsigned long long>(survived), static_cast<unsigned long long>(returned_error),
-              static_cast<unsigned long long>(returned_ok));
+  std::printf(
+      "%s / %s: %llu failure points, %llu survived with nothing acknowledged lost "
+      "(%llu returned the error, %llu returned OK)\n",
+      scenario.name, Name(aftermath), static_cast<unsigned long long>(n - 1), static_cast<unsigned long long>(survived),
+      static_cast<unsigned long long>(returned_error), static_cast<unsigned long long>(returned_ok));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -126,7 +126,8 @@ Measured LoadTieredAndProbe(FilterAllocation allocation, bool block_filters, dou
   // kKeys), so every run spans the whole key range.
   for (uint64_t f = 0; f < kFlushes; ++f) {
     WriteBatch batch;
-    for (uint64_t j = f * kFlushEntries; j < (f + 1) * kFlushEntries; ++j) batch.Put(KeyFor(2 * (j * 7919 % kKeys)), "v");
+    for (uint64_t j = f * kFlushEntries; j < (f + 1) * kFlushEntries; ++j)
+      batch.Put(KeyFor(2 * (j * 7919 % kKeys)), "v");
     EXPECT_TRUE(store->Write(batch).ok());
     EXPECT_TRUE(store->Flush().ok());
   }
@@ -148,13 +149,13 @@ Measured LoadTieredAndProbe(FilterAllocation allocation, bool block_filters, dou
 }
 
 void Report(const char* what, const Measured& m) {
-  std::printf("%s: %llu false-positive block reads per %llu absent lookups (%.4f per lookup), "
-              "%llu filter bytes (%.3f bits/key)\n",
-              what, static_cast<unsigned long long>(m.probe.false_positives),
-              static_cast<unsigned long long>(kAbsentLookups),
-              static_cast<double>(m.probe.false_positives) / kAbsentLookups,
-              static_cast<unsigned long long>(m.stats.filter_bytes),
-              8.0 * static_cast<double>(m.stats.filter_bytes) / static_cast<double>(m.stats.run_entries));
+  std::printf(
+      "%s: %llu false-positive block reads per %llu absent lookups (%.4f per lookup), "
+      "%llu filter bytes (%.3f bits/key)\n",
+      what, static_cast<unsigned long long>(m.probe.false_positives), static_cast<unsigned long long>(kAbsentLookups),
+      static_cast<double>(m.probe.false_positives) / kAbsentLookups,
+      static_cast<unsigned long long>(m.stats.filter_bytes),
+      8.0 * static_cast<double>(m.stats.filter_bytes) / static_cast<double>(m.stats.run_entries));
   for (const RunStats& r : m.stats.runs) {
     std::printf("  run %llu level %d: %7llu entries, %6.2f bits/key, %8llu filter bytes, %6llu false positives\n",
                 static_cast<unsigned long long>(r.file_number), r.level, static_cast<unsigned long long>(r.entries),
@@ -177,8 +178,8 @@ void ExpectFewerFalsePositivesAtNoMoreMemory(bool block_filters, double bits) {
   const double u = static_cast<double>(uniform.probe.false_positives);
   const double a = static_cast<double>(aware.probe.false_positives);
   const double sd = std::sqrt(u + a);
-  std::printf("difference %.0f = %.1f sd; run-aware reads %.1f%% fewer false-positive blocks\n", u - a,
-              (u - a) / sd, 100 * (u - a) / u);
+  std::printf("difference %.0f = %.1f sd; run-aware reads %.1f%% fewer false-positive blocks\n", u - a, (u - a) / sd,
+              100 * (u - a) / u);
   EXPECT_GT(u - a, 4 * sd);
 }
 

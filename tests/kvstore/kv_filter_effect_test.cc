@@ -82,12 +82,13 @@ Measured LoadAndProbe(bool run_filters, bool block_filters) {
 
 void Report(const char* what, const Measured& m) {
   const double probes = static_cast<double>(kAbsentLookups * kRuns);
-  std::printf("%-22s %7llu run lookups: %6llu run-filter negatives, %6llu block-filter negatives, "
-              "%5llu block reads (%.3f%%)\n",
-              what, static_cast<unsigned long long>(m.total.lookups),
-              static_cast<unsigned long long>(m.total.run_filter_negatives),
-              static_cast<unsigned long long>(m.total.block_filter_negatives),
-              static_cast<unsigned long long>(m.total.block_reads), 100.0 * m.total.block_reads / probes);
+  std::printf(
+      "%-22s %7llu run lookups: %6llu run-filter negatives, %6llu block-filter negatives, "
+      "%5llu block reads (%.3f%%)\n",
+      what, static_cast<unsigned long long>(m.total.lookups),
+      static_cast<unsigned long long>(m.total.run_filter_negatives),
+      static_cast<unsigned long long>(m.total.block_filter_negatives),
+      static_cast<unsigned long long>(m.total.block_reads), 100.0 * m.total.block_reads / probes);
 }
 
 void ExpectEveryLookupReachedEveryRun(const Measured& m) {

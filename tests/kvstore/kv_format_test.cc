@@ -37,14 +37,14 @@ struct Replayed {
 
 Replayed Replay(std::string_view log) {
   Replayed r;
-  r.status = ReplayWal("test.log", log,
-                       [&](WalRecordType, std::string_view payload, uint64_t offset) {
-                         r.offsets.push_back(offset);
-                         return ForEachBatchOp(payload, "test", [](EntryKind, std::string_view, std::string_view) {
-                           return Status::Ok();
-                         });
-                       },
-                       &r.result);
+  r.status = ReplayWal(
+      "test.log", log,
+      [&](WalRecordType, std::string_view payload, uint64_t offset) {
+        r.offsets.push_back(offset);
+        return ForEachBatchOp(payload, "test",
+                              [](EntryKind, std::string_view, std::string_view) { return Status::Ok(); });
+      },
+      &r.result);
   return r;
 }
 
@@ -74,7 +74,8 @@ TEST_F(WalFormatTest, EveryTruncationDropsOnlyTheTornLastRecord) {
   for (size_t len = 0; len <= log_.size(); ++len) {
     const Replayed r = Replay(std::string_view(log_).substr(0, len));
     ASSERT_TRUE(r.status.ok()) << "length " << len << ": " << r.status.ToString();
-    const size_t whole = static_cast<size_t>(std::count_if(ends_.begin(), ends_.end(), [&](size_t e) { return e <= len; }));
+    const size_t whole =
+        static_cast<size_t>(std::count_if(ends_.begin(), ends_.end(), [&](size_t e) { return e <= len; }));
     EXPECT_EQ(r.result.records, whole) << "length " << len;
     EXPECT_EQ(r.result.valid_bytes + r.result.dropped_bytes, len);
     if (len >= kWalHeaderSize) {
@@ -92,8 +93,8 @@ TEST_F(WalFormatTest, DamageBeforeTheLastRecordIsCorruption) {
       std::string bad = log_;
       bad[pos] ^= static_cast<char>(1 << bit);
       const Replayed r = Replay(bad);
-      ASSERT_TRUE(r.status.IsCorruption()) << "flip at " << pos << ": " << r.status.ToString() << ", "
-                                           << r.result.records << " records replayed";
+      ASSERT_TRUE(r.status.IsCorruption())
+          << "flip at " << pos << ": " << r.status.ToString() << ", " << r.result.records << " records replayed";
       EXPECT_NE(r.status.message().find("test.log"), std::string::npos);
     }
   }

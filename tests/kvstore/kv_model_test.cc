@@ -145,7 +145,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, KvModelTest,
                                            ModelParams{9, true, false, true}),
                          [](const auto& info) {
                            const ModelParams& p = info.param;
-                           return std::string("seed").append(std::to_string(p.seed))
+                           return std::string("seed")
+                               .append(std::to_string(p.seed))
                                .append(p.run_filters ? "_runfilter" : "_norunfilter")
                                .append(p.block_filters ? "_blockfilter" : "_noblockfilter")
                                .append(p.run_aware ? "_runaware" : "");

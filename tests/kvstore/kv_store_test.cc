@@ -131,7 +131,8 @@ TEST(KvStoreTest, CompactDropsOverwrittenValuesAndTombstones) {
   o.auto_compaction = false;
   auto store = OpenOrDie(dir.path(), o);
   for (int round = 0; round < 3; ++round) {
-    for (int i = 0; i < 50; ++i) ASSERT_TRUE(store->Put(std::string("k").append(std::to_string(i)), std::to_string(round)).ok());
+    for (int i = 0; i < 50; ++i)
+      ASSERT_TRUE(store->Put(std::string("k").append(std::to_string(i)), std::to_string(round)).ok());
     ASSERT_TRUE(store->Flush().ok());
   }
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(store->Delete(std::string("k").append(std::to_string(i))).ok());
@@ -308,7 +309,8 @@ TEST(KvStoreTest, AFullMemtableFlushesByItself) {
   o.write_buffer_size = 16 << 10;
   o.tier_fanout = 100;
   auto store = OpenOrDie(dir.path(), o);
-  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Put(std::string("key").append(std::to_string(i)), std::string(20, 'v')).ok());
+  for (int i = 0; i < 2000; ++i)
+    ASSERT_TRUE(store->Put(std::string("key").append(std::to_string(i)), std::string(20, 'v')).ok());
   const StoreStats st = store->Stats();
   EXPECT_GE(st.flushes, 10u);
   EXPECT_EQ(st.runs.size(), st.flushes);
@@ -323,11 +325,13 @@ TEST(KvStoreTest, StatsCountPerRunAndPerLevelAndSurviveReopen) {
   {
     auto store = OpenOrDie(dir.path(), o);
     for (int run = 0; run < 3; ++run) {
-      for (int i = 0; i < 2000; ++i) ASSERT_TRUE(store->Put(std::string("key").append(std::to_string(i * 3 + run)), "v").ok());
+      for (int i = 0; i < 2000; ++i)
+        ASSERT_TRUE(store->Put(std::string("key").append(std::to_string(i * 3 + run)), "v").ok());
       ASSERT_TRUE(store->Flush().ok());
     }
     std::string v;
-    for (int i = 0; i < 6000; ++i) (void)store->Get(std::string("key").append(std::to_string(i)), &v);  // each found in one run
+    for (int i = 0; i < 6000; ++i)
+      (void)store->Get(std::string("key").append(std::to_string(i)), &v);  // each found in one run
     for (int i = 0; i < 3000; ++i) (void)store->Get(std::string("key").append(std::to_string(i)) + "x", &v);  // absent
     const StoreStats st = store->Stats();
     ASSERT_EQ(st.runs.size(), 3u);
@@ -345,8 +349,9 @@ TEST(KvStoreTest, StatsCountPerRunAndPerLevelAndSurviveReopen) {
     testing::ExpectCounterIdentities(st.total, "total");
     EXPECT_EQ(st.gets, 9000u);
     const std::string json = StatsToJson(st);
-    EXPECT_NE(json.find(std::string("\"block_reads_avoided_by_filters\": ").append(std::to_string(st.total.reads_avoided()))),
-              std::string::npos)
+    EXPECT_NE(
+        json.find(std::string("\"block_reads_avoided_by_filters\": ").append(std::to_string(st.total.reads_avoided()))),
+        std::string::npos)
         << json;
   }
   auto store = OpenOrDie(dir.path(), o);

@@ -115,8 +115,7 @@ class NoSyncEnv final : public Env {
     *file = std::make_unique<File>(std::move(base));
     return Status::Ok();
   }
-  Status NewRandomAccessFile(const std::string& path, IoMode mode,
-                             std::unique_ptr<RandomAccessFile>* file) override {
+  Status NewRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file) override {
     return PosixEnv()->NewRandomAccessFile(path, mode, file);
   }
   Status ReadFileToString(const std::string& path, std::string* contents) override {

@@ -88,12 +88,11 @@ TEST_P(RocksdbBadOptions, OptionsFileIsRefusedOrOpenFailsNamingTheOption) {
   EXPECT_NE(open.ToString().find(spec.option), std::string::npos) << open.ToString();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rocksdb, RocksdbBadOptions,
-    ::testing::Values(BadSpec{"bad_value", "id=linebloom;bits_per_key=abc", "bits_per_key"},
-                      BadSpec{"unknown_option", "id=linebloom;bogus=1", "bogus"},
-                      BadSpec{"bad_probes", "id=linebloom;num_probes=x", "num_probes"}),
-    [](const ::testing::TestParamInfo<BadSpec>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Rocksdb, RocksdbBadOptions,
+                         ::testing::Values(BadSpec{"bad_value", "id=linebloom;bits_per_key=abc", "bits_per_key"},
+                                           BadSpec{"unknown_option", "id=linebloom;bogus=1", "bogus"},
+                                           BadSpec{"bad_probes", "id=linebloom;num_probes=x", "num_probes"}),
+                         [](const ::testing::TestParamInfo<BadSpec>& info) { return info.param.name; });
 
 // "linebloom:<bits>" with a suffix that is not a sane number: RocksDB only
 // says "could not load" (and inside table options says nothing and builds no
@@ -120,8 +119,8 @@ TEST(RocksdbBadOptionsGood, GoodStringsAreQuietAndOpen) {
     ::rocksdb::ConfigOptions config;
     ::rocksdb::BlockBasedTableOptions table;
     ::testing::internal::CaptureStderr();
-    const ::rocksdb::Status s = ::rocksdb::GetBlockBasedTableOptionsFromString(
-        config, ::rocksdb::BlockBasedTableOptions(), spec, &table);
+    const ::rocksdb::Status s =
+        ::rocksdb::GetBlockBasedTableOptionsFromString(config, ::rocksdb::BlockBasedTableOptions(), spec, &table);
     const std::string err = ::testing::internal::GetCapturedStderr();
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_NE(table.filter_policy, nullptr) << spec;

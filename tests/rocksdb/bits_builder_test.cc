@@ -85,7 +85,7 @@ TEST(RocksdbBitsBuilder, KeysAndPrefixesDeduplicateAcrossKinds) {
   EXPECT_EQ(builder.EstimateEntriesAdded(), 2u);
   builder.AddKey("ab");  // a key equal to a known prefix
   EXPECT_EQ(builder.EstimateEntriesAdded(), 2u);
-  builder.AddKey("xy");                // partition start: the prefix as a key
+  builder.AddKey("xy");               // partition start: the prefix as a key
   builder.AddKeyAndAlt("xyz", "xy");  // its alt equals the previous key
   EXPECT_EQ(builder.EstimateEntriesAdded(), 4u);
   builder.AddKey("xyz");  // adjacent repeat

@@ -54,8 +54,7 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 // plausible (version byte 1 just before it, hash scheme 1 two bytes before).
 std::vector<size_t> FindTrailerMagics(const std::string& file) {
   std::vector<size_t> found;
-  for (size_t pos = file.find(kMagic, 0, 4); pos != std::string::npos;
-       pos = file.find(kMagic, pos + 1, 4)) {
+  for (size_t pos = file.find(kMagic, 0, 4); pos != std::string::npos; pos = file.find(kMagic, pos + 1, 4)) {
     if (pos >= 72 && file[pos - 1] == 1 && file[pos - 3] == 1) found.push_back(pos);
   }
   return found;
@@ -96,8 +95,7 @@ struct Outcome {
   std::string first_error;  // e.g. "Corruption: block checksum mismatch ..."
 };
 
-Outcome ReadAll(::rocksdb::DB& db, const std::vector<std::string>& keys,
-                const ::rocksdb::ReadOptions& ro) {
+Outcome ReadAll(::rocksdb::DB& db, const std::vector<std::string>& keys, const ::rocksdb::ReadOptions& ro) {
   Outcome o;
   std::string value;
   for (const auto& key : keys) {
@@ -165,18 +163,15 @@ TEST_P(DamagedFilterWithoutBlockChecksums, EveryKeyFoundAndReasonLoggedOnce) {
   const auto lines = logger->Matching("linebloom: ignoring a malformed filter block");
   ASSERT_EQ(lines.size(), 1u) << "one reason, reported once";
   std::printf("  %s: %zu filters damaged, %llu rejected, log: %s\n", param.name, damaged,
-              static_cast<unsigned long long>(policy->num_malformed_filters()),
-              lines[0].c_str());
+              static_cast<unsigned long long>(policy->num_malformed_filters()), lines[0].c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rocksdb, DamagedFilterWithoutBlockChecksums,
-    ::testing::Values(CorruptionCase{"full_zeroed_bits", false, Damage::kZeroBits},
-                      CorruptionCase{"full_future_version", false, Damage::kFutureVersion},
-                      CorruptionCase{"partitioned_zeroed_bits", true, Damage::kZeroBits},
-                      CorruptionCase{"partitioned_future_version", true,
-                                     Damage::kFutureVersion}),
-    [](const ::testing::TestParamInfo<CorruptionCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Rocksdb, DamagedFilterWithoutBlockChecksums,
+                         ::testing::Values(CorruptionCase{"full_zeroed_bits", false, Damage::kZeroBits},
+                                           CorruptionCase{"full_future_version", false, Damage::kFutureVersion},
+                                           CorruptionCase{"partitioned_zeroed_bits", true, Damage::kZeroBits},
+                                           CorruptionCase{"partitioned_future_version", true, Damage::kFutureVersion}),
+                         [](const ::testing::TestParamInfo<CorruptionCase>& info) { return info.param.name; });
 
 // RocksDB's block checksums on (the default): RocksDB itself notices the
 // damaged block before linebloom sees it. Observed with 7.8.3: DB::Open and
@@ -206,8 +201,8 @@ TEST(RocksdbDamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
       options.info_log = logger;
       std::unique_ptr<::rocksdb::DB> db;
       const ::rocksdb::Status open = OpenDB(options, dir.path(), &db);
-      const char* label = partitioned ? (cached ? "partitioned+cached" : "partitioned")
-                                      : (cached ? "full+cached" : "full");
+      const char* label =
+          partitioned ? (cached ? "partitioned+cached" : "partitioned") : (cached ? "full+cached" : "full");
       if (!open.ok()) {
         std::printf("  %s: DB::Open fails: %s\n", label, open.ToString().c_str());
         EXPECT_TRUE(open.IsCorruption()) << open.ToString();
@@ -217,11 +212,11 @@ TEST(RocksdbDamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
         ::rocksdb::ReadOptions ro;
         ro.verify_checksums = verify;
         const Outcome o = ReadAll(*db, present, ro);
-        std::printf("  %s, ReadOptions.verify_checksums=%d: open ok; %zu found, %zu errors%s%s, "
-                    "%zu not found; linebloom rejected %llu filters\n",
-                    label, verify, o.found, o.errors, o.errors ? ": " : "",
-                    o.first_error.c_str(), o.not_found,
-                    static_cast<unsigned long long>(policy->num_malformed_filters()));
+        std::printf(
+            "  %s, ReadOptions.verify_checksums=%d: open ok; %zu found, %zu errors%s%s, "
+            "%zu not found; linebloom rejected %llu filters\n",
+            label, verify, o.found, o.errors, o.errors ? ": " : "", o.first_error.c_str(), o.not_found,
+            static_cast<unsigned long long>(policy->num_malformed_filters()));
         EXPECT_EQ(o.not_found, 0u) << label << ": false negatives";
       }
       // Is the damaged filter still consulted for absent keys?
@@ -231,12 +226,11 @@ TEST(RocksdbDamagedFilterWithBlockChecksums, NoKeyIsReportedAbsent) {
       // RocksDB drops a filter block whose checksum fails: it never says no.
       EXPECT_EQ(c.useful, 0u) << label;
       const auto complaints = logger->Matching("mismatch");
-      std::printf("  %s: absent keys: filter said no %llu times, maybe %llu times; "
-                  "info-log lines with \"mismatch\": %zu%s%s\n",
-                  label, static_cast<unsigned long long>(c.useful),
-                  static_cast<unsigned long long>(c.positive), complaints.size(),
-                  complaints.empty() ? "" : ", first: ",
-                  complaints.empty() ? "" : complaints[0].c_str());
+      std::printf(
+          "  %s: absent keys: filter said no %llu times, maybe %llu times; "
+          "info-log lines with \"mismatch\": %zu%s%s\n",
+          label, static_cast<unsigned long long>(c.useful), static_cast<unsigned long long>(c.positive),
+          complaints.size(), complaints.empty() ? "" : ", first: ", complaints.empty() ? "" : complaints[0].c_str());
     }
   }
 }

@@ -26,7 +26,7 @@ namespace {
 
 using namespace testing;  // NOLINT: the fixture helpers
 
-constexpr size_t kPresent = 20000;   // present keys: Key(8j)
+constexpr size_t kPresent = 20000;  // present keys: Key(8j)
 constexpr size_t kStride = 8;
 
 double Theory10() { return BlockedFpr(10.0, OptimalBlockedProbes(10.0)); }
@@ -43,13 +43,12 @@ std::vector<std::string> AbsentKeys(size_t first_j, size_t count_j) {
 
 // The batched MultiGet API (the std::vector overload looks keys up one at a
 // time and never reaches the filter's batched MayMatch).
-std::vector<::rocksdb::Status> BatchedMultiGet(::rocksdb::DB& db,
-                                               const std::vector<::rocksdb::Slice>& keys,
+std::vector<::rocksdb::Status> BatchedMultiGet(::rocksdb::DB& db, const std::vector<::rocksdb::Slice>& keys,
                                                std::vector<std::string>* values) {
   std::vector<::rocksdb::PinnableSlice> pinned(keys.size());
   std::vector<::rocksdb::Status> statuses(keys.size());
-  db.MultiGet(::rocksdb::ReadOptions(), db.DefaultColumnFamily(), keys.size(), keys.data(),
-              pinned.data(), statuses.data());
+  db.MultiGet(::rocksdb::ReadOptions(), db.DefaultColumnFamily(), keys.size(), keys.data(), pinned.data(),
+              statuses.data());
   values->clear();
   for (auto& p : pinned) values->push_back(p.ToString());
   return statuses;
@@ -69,8 +68,7 @@ void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
 // (the DB is compacted into non-overlapping files) and the fraction answered
 // "may match" must be the theoretical false-positive rate.
 void ExpectFilteredAtTheoreticalRate(::rocksdb::DB& db, ::rocksdb::Statistics& stats,
-                                     const std::vector<std::string>& absent,
-                                     const char* what) {
+                                     const std::vector<std::string>& absent, const char* what) {
   stats.Reset();
   std::string value;
   size_t found = 0;
@@ -80,8 +78,8 @@ void ExpectFilteredAtTheoreticalRate(::rocksdb::DB& db, ::rocksdb::Statistics& s
   EXPECT_EQ(c.useful + c.positive, absent.size()) << what << ": one filter per lookup";
   EXPECT_EQ(c.true_positive, 0u);
   const double fpr = static_cast<double>(c.positive) / absent.size();
-  std::printf("  %s: %zu absent Gets, FPR %.4f %% (theory %.4f %%)\n", what, absent.size(),
-              100 * fpr, 100 * Theory10());
+  std::printf("  %s: %zu absent Gets, FPR %.4f %% (theory %.4f %%)\n", what, absent.size(), 100 * fpr,
+              100 * Theory10());
   EXPECT_NEAR(fpr, Theory10(), FprTolerance(Theory10(), absent.size())) << what;
 }
 
@@ -132,8 +130,7 @@ TEST_P(DbFilterModes, FindsEveryKeyAndFiltersAbsentOnes) {
   for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, "linebloom");
 
   ExpectAllFound(*db, present);
-  ExpectFilteredAtTheoreticalRate(*db, *options.statistics, AbsentKeys(0, kPresent - 1),
-                                  "after compaction");
+  ExpectFilteredAtTheoreticalRate(*db, *options.statistics, AbsentKeys(0, kPresent - 1), "after compaction");
   ExpectMultiGetEqualsGet(*db, *options.statistics);
 
   // Reopen: the filters are read back from the SSTs.
@@ -141,8 +138,7 @@ TEST_P(DbFilterModes, FindsEveryKeyAndFiltersAbsentOnes) {
   db = OpenDb(options, dir.path());
   ASSERT_TRUE(db);
   ExpectAllFound(*db, present);
-  ExpectFilteredAtTheoreticalRate(*db, *options.statistics, AbsentKeys(0, kPresent / 2),
-                                  "after reopen");
+  ExpectFilteredAtTheoreticalRate(*db, *options.statistics, AbsentKeys(0, kPresent / 2), "after reopen");
 
   // More data and more compactions: old and new keys, rewritten filters.
   const auto more = Keys(kPresent * kStride, kPresent / 2, kStride);
@@ -151,8 +147,8 @@ TEST_P(DbFilterModes, FindsEveryKeyAndFiltersAbsentOnes) {
   FlushAndCompact(*db);
   ExpectAllFound(*db, present);
   ExpectAllFound(*db, more);
-  ExpectFilteredAtTheoreticalRate(*db, *options.statistics,
-                                  AbsentKeys(kPresent / 2, kPresent - 1), "after more compactions");
+  ExpectFilteredAtTheoreticalRate(*db, *options.statistics, AbsentKeys(kPresent / 2, kPresent - 1),
+                                  "after more compactions");
   EXPECT_EQ(policy->num_malformed_filters(), 0u);
 }
 
@@ -218,13 +214,12 @@ FilterMode Mode(const char* name, void (*set)(FilterMode&)) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rocksdb, DbFilterModes,
-    ::testing::Values(
-        Mode("full", [](FilterMode&) {}),
-        Mode("partitioned", [](FilterMode& m) { m.partitioned = true; }),
-        Mode("cached", [](FilterMode& m) { m.cache_index_and_filter_blocks = true; }),
-        Mode("partitioned_cached",
-             [](FilterMode& m) { m.partitioned = m.cache_index_and_filter_blocks = true; }),
-        Mode("optimize_for_memory", [](FilterMode& m) { m.optimize_filters_for_memory = true; })),
+    ::testing::Values(Mode("full", [](FilterMode&) {}),
+                      Mode("partitioned", [](FilterMode& m) { m.partitioned = true; }),
+                      Mode("cached", [](FilterMode& m) { m.cache_index_and_filter_blocks = true; }),
+                      Mode("partitioned_cached",
+                           [](FilterMode& m) { m.partitioned = m.cache_index_and_filter_blocks = true; }),
+                      Mode("optimize_for_memory", [](FilterMode& m) { m.optimize_filters_for_memory = true; })),
     [](const ::testing::TestParamInfo<FilterMode>& info) { return info.param.name; });
 
 }  // namespace

@@ -57,8 +57,7 @@ struct FilterMode {
   ::rocksdb::ChecksumType checksum = ::rocksdb::kXXH3;
 };
 
-inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPolicy> policy,
-                                      const FilterMode& mode) {
+inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, const FilterMode& mode) {
   ::rocksdb::Options options;
   options.create_if_missing = true;
   options.statistics = ::rocksdb::CreateDBStatistics();
@@ -80,8 +79,7 @@ inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPol
   return options;
 }
 
-inline std::unique_ptr<::rocksdb::DB> OpenDb(const ::rocksdb::Options& options,
-                                             const std::string& path) {
+inline std::unique_ptr<::rocksdb::DB> OpenDb(const ::rocksdb::Options& options, const std::string& path) {
   std::unique_ptr<::rocksdb::DB> db;
   const ::rocksdb::Status s = OpenDB(options, path, &db);
   EXPECT_TRUE(s.ok()) << s.ToString();

@@ -38,8 +38,7 @@ void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
 }
 
 // Absent Gets; returns how many of them a filter rejected.
-uint64_t FilterRejections(::rocksdb::DB& db, ::rocksdb::Statistics& stats,
-                          const std::vector<std::string>& absent) {
+uint64_t FilterRejections(::rocksdb::DB& db, ::rocksdb::Statistics& stats, const std::vector<std::string>& absent) {
   stats.Reset();
   std::string value;
   for (const auto& key : absent) {
@@ -96,11 +95,10 @@ TEST_P(DbPolicySwitch, OldFiltersAreIgnoredThenReplaced) {
 
 std::shared_ptr<const ::rocksdb::FilterPolicy> Linebloom() { return NewLinebloomFilterPolicy(10); }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rocksdb, DbPolicySwitch,
-    ::testing::Values(Switch{"builtin_to_linebloom", Builtin, Linebloom, "linebloom"},
-                      Switch{"linebloom_to_builtin", Linebloom, Builtin, "bloomfilter"}),
-    [](const ::testing::TestParamInfo<Switch>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Rocksdb, DbPolicySwitch,
+                         ::testing::Values(Switch{"builtin_to_linebloom", Builtin, Linebloom, "linebloom"},
+                                           Switch{"linebloom_to_builtin", Linebloom, Builtin, "bloomfilter"}),
+                         [](const ::testing::TestParamInfo<Switch>& info) { return info.param.name; });
 
 // OPTIONS file round trip: RocksDB writes the policy's id and options into
 // the OPTIONS file; loading that file (with linebloom registered) gives back
@@ -148,8 +146,7 @@ TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
   ExpectAllFound(*db, more);
   for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, "linebloom");
   // 7.5 bits/key, k = 4: the filter still rejects most absent keys.
-  EXPECT_GT(FilterRejections(*db, *db_options.statistics, Keys(2 * kKeys + 1, kKeys - 1, 2)),
-            kKeys * 95 / 100);
+  EXPECT_GT(FilterRejections(*db, *db_options.statistics, Keys(2 * kKeys + 1, kKeys - 1, 2)), kKeys * 95 / 100);
   for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
 }
 

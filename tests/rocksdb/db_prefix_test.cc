@@ -92,9 +92,8 @@ TEST_P(DbPrefixFilter, PrefixSeeksNeverMissAndAbsentPrefixesAreFiltered) {
     } else {
       EXPECT_EQ(entries, distinct);
     }
-    std::printf("  %s: %llu filter entries in %zu files for %llu distinct keys and prefixes\n",
-                param.name, static_cast<unsigned long long>(entries), props.size(),
-                static_cast<unsigned long long>(distinct));
+    std::printf("  %s: %llu filter entries in %zu files for %llu distinct keys and prefixes\n", param.name,
+                static_cast<unsigned long long>(entries), props.size(), static_cast<unsigned long long>(distinct));
   }
 
   // Every key by Get.
@@ -134,8 +133,8 @@ TEST_P(DbPrefixFilter, PrefixSeeksNeverMissAndAbsentPrefixesAreFiltered) {
   ASSERT_EQ(checked, kPrefixes - 1) << "one prefix check per seek";
   const double fpr = static_cast<double>(checked - useful) / checked;
   const double theory = BlockedFpr(10.0, OptimalBlockedProbes(10.0));
-  std::printf("  %s: %zu absent prefixes, FPR %.4f %% (theory %.4f %%)\n", param.name,
-              static_cast<size_t>(checked), 100 * fpr, 100 * theory);
+  std::printf("  %s: %zu absent prefixes, FPR %.4f %% (theory %.4f %%)\n", param.name, static_cast<size_t>(checked),
+              100 * fpr, 100 * theory);
   EXPECT_NEAR(fpr, theory, FprTolerance(theory, checked));
 
   // Absent keys under present prefixes: found by neither Get nor the filter
@@ -159,9 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Rocksdb, DbPrefixFilter,
                                            PrefixCase{"prefix_only", false, false},
                                            PrefixCase{"partitioned_whole_key_and_prefix", true, true},
                                            PrefixCase{"partitioned_prefix_only", false, true}),
-                         [](const ::testing::TestParamInfo<PrefixCase>& info) {
-                           return info.param.name;
-                         });
+                         [](const ::testing::TestParamInfo<PrefixCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin

@@ -37,13 +37,10 @@ std::vector<std::string> MakeKeys(char tag, size_t first, size_t count) {
   return keys;
 }
 
-std::vector<std::string_view> Views(const std::vector<std::string>& keys) {
-  return {keys.begin(), keys.end()};
-}
+std::vector<std::string_view> Views(const std::vector<std::string>& keys) { return {keys.begin(), keys.end()}; }
 
 std::shared_ptr<const ::rocksdb::FilterPolicy> Bloom(double bits_per_key) {
-  return std::shared_ptr<const ::rocksdb::FilterPolicy>(
-      ::rocksdb::NewBloomFilterPolicy(bits_per_key));
+  return std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(bits_per_key));
 }
 
 TEST(RocksdbFilterBitsLayout, BuilderSlotsAnswerLikeABuilder) {
@@ -72,10 +69,8 @@ TEST(RocksdbFilterBitsLayout, BuilderSlotsAnswerLikeABuilder) {
 void ExpectFprNear(size_t false_positives, size_t queries, double theory) {
   const double measured = static_cast<double>(false_positives) / queries;
   const double sd = std::sqrt(theory * (1 - theory) / queries);
-  std::printf("measured FPR %.4f %% over %zu queries, theory %.4f %%\n",
-              100 * measured, queries, 100 * theory);
-  EXPECT_NEAR(measured, theory, 4.5 * sd + 0.03 * theory)
-      << "measured " << measured << " theory " << theory;
+  std::printf("measured FPR %.4f %% over %zu queries, theory %.4f %%\n", 100 * measured, queries, 100 * theory);
+  EXPECT_NEAR(measured, theory, 4.5 * sd + 0.03 * theory) << "measured " << measured << " theory " << theory;
 }
 
 TEST(RocksdbFilterBitsLayout, BuiltinBloomThroughOurDeclaration) {
@@ -127,8 +122,8 @@ TEST(RocksdbFilterBitsLayout, LegacyBloomAndRibbonHaveNoFalseNegatives) {
   };
   const Case cases[] = {
       {"legacy bloom (format_version 4)", Bloom(10), 4},
-      {"ribbon", std::shared_ptr<const ::rocksdb::FilterPolicy>(
-                     ::rocksdb::NewRibbonFilterPolicy(10, /*bloom_before_level=*/-1)),
+      {"ribbon",
+       std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewRibbonFilterPolicy(10, /*bloom_before_level=*/-1)),
        5},
   };
   for (const auto& c : cases) {

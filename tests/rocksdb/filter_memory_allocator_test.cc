@@ -22,12 +22,10 @@ namespace {
 // Delegates to linebloom's policy and records where each filter's bytes are.
 class AlignmentRecordingPolicy : public ::rocksdb::FilterPolicy {
  public:
-  explicit AlignmentRecordingPolicy(std::shared_ptr<const ::rocksdb::FilterPolicy> inner)
-      : inner_(std::move(inner)) {}
+  explicit AlignmentRecordingPolicy(std::shared_ptr<const ::rocksdb::FilterPolicy> inner) : inner_(std::move(inner)) {}
   const char* Name() const override { return inner_->Name(); }
   const char* CompatibilityName() const override { return inner_->CompatibilityName(); }
-  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(
-      const ::rocksdb::FilterBuildingContext& context) const override {
+  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(const ::rocksdb::FilterBuildingContext& context) const override {
     return inner_->GetBuilderWithContext(context);
   }
   ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override {
@@ -93,8 +91,7 @@ TEST_P(FilterMemoryAllocatorTest, FilterBlocksAreCacheLineAlignedAndEveryKeyRead
 
 INSTANTIATE_TEST_SUITE_P(Modes, FilterMemoryAllocatorTest,
                          ::testing::Values(Case{"full", false, false}, Case{"full_cached", true, false},
-                                           Case{"partitioned", false, true},
-                                           Case{"partitioned_cached", true, true}),
+                                           Case{"partitioned", false, true}, Case{"partitioned_cached", true, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

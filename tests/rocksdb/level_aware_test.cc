@@ -25,7 +25,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 
-#include "../../integration/rocksdb/src/bits_builder.h"      // white-box: the weight estimate
+#include "../../integration/rocksdb/src/bits_builder.h"  // white-box: the weight estimate
 #include "../../integration/rocksdb/src/level_aware_bits.h"
 #include "db_fixture.h"
 #include "linebloom/filter_builder.h"
@@ -63,13 +63,12 @@ struct Context {
     context.num_levels = num_levels;
     context.level_at_creation = level;
     context.column_family_name = std::move(cf);
-    context.reason = level == 0 ? ::rocksdb::TableFileCreationReason::kFlush
-                                : ::rocksdb::TableFileCreationReason::kCompaction;
+    context.reason =
+        level == 0 ? ::rocksdb::TableFileCreationReason::kFlush : ::rocksdb::TableFileCreationReason::kCompaction;
   }
 };
 
-std::optional<FilterOptions> Choose(const LinebloomFilterPolicy& policy, int level,
-                                    const std::string& cf = "default") {
+std::optional<FilterOptions> Choose(const LinebloomFilterPolicy& policy, int level, const std::string& cf = "default") {
   Context c(level, cf);
   return policy.FilterOptionsForNewFile(c.context);
 }
@@ -103,15 +102,13 @@ TEST(RocksdbLevelAwareOptions, StringsSetAndRoundTrip) {
   EXPECT_FALSE(lb->options().level_aware);
   EXPECT_EQ(lb->options().size_ratio, 10.0);
 
-  for (const char* bad : {"id=linebloom;size_ratio=1", "id=linebloom;size_ratio=101",
-                          "id=linebloom;level_aware=true;size_ratio=nan"}) {
+  for (const char* bad :
+       {"id=linebloom;size_ratio=1", "id=linebloom;size_ratio=101", "id=linebloom;level_aware=true;size_ratio=nan"}) {
     ASSERT_TRUE(::rocksdb::FilterPolicy::CreateFromString(config, bad, &policy).ok()) << bad;
-    EXPECT_TRUE(policy->ValidateOptions(::rocksdb::DBOptions(), ::rocksdb::ColumnFamilyOptions())
-                    .IsInvalidArgument())
+    EXPECT_TRUE(policy->ValidateOptions(::rocksdb::DBOptions(), ::rocksdb::ColumnFamilyOptions()).IsInvalidArgument())
         << bad;
   }
-  EXPECT_FALSE(::rocksdb::FilterPolicy::CreateFromString(
-                   config, "id=linebloom;level_aware=maybe", &policy).ok());
+  EXPECT_FALSE(::rocksdb::FilterPolicy::CreateFromString(config, "id=linebloom;level_aware=maybe", &policy).ok());
 }
 
 TEST(RocksdbLevelAware, OffGivesEveryLevelTheConfiguredBits) {
@@ -251,8 +248,8 @@ TEST(RocksdbLevelAware, LevelWithoutFilterStillAnswersEveryKey) {
     for (const auto& f : meta.levels[0].files) l0.push_back(f.name);
     ASSERT_TRUE(db->CompactFiles(::rocksdb::CompactionOptions(), l0, level).ok());
   };
-  const auto a = Keys(0, 30000, 2);        // -> L2
-  const auto b = Keys(100000, 3000, 2);    // -> L1
+  const auto a = Keys(0, 30000, 2);      // -> L2
+  const auto b = Keys(100000, 3000, 2);  // -> L1
   flush_and_move(a, 2);
   flush_and_move(b, 1);
   // Rewrite L2 now that the policy knows L1 and L2 exist.
@@ -265,7 +262,7 @@ TEST(RocksdbLevelAware, LevelWithoutFilterStillAnswersEveryKey) {
     const ::rocksdb::Status s = db->CompactFiles(::rocksdb::CompactionOptions(), l2, 2);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
-  const auto c = Keys(200000, 3000, 2);    // stays in L0
+  const auto c = Keys(200000, 3000, 2);  // stays in L0
   PutAll(*db, c);
   ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions()).ok());
 
@@ -294,8 +291,7 @@ TEST(RocksdbLevelAware, LevelWithoutFilterStillAnswersEveryKey) {
       EXPECT_EQ(p->num_filter_entries, 0u) << path;
     } else {
       ASSERT_GT(p->num_filter_entries, 0u) << path;
-      const double bits = 8.0 * static_cast<double>(p->filter_size - 16) /
-                          static_cast<double>(p->num_filter_entries);
+      const double bits = 8.0 * static_cast<double>(p->filter_size - 16) / static_cast<double>(p->num_filter_entries);
       EXPECT_NEAR(bits, 6.0, 0.6) << "L" << level << " " << path;
     }
   }
@@ -328,8 +324,7 @@ std::string KeyAt(uint64_t x) {
 
 // Builds one filter through the policy, as RocksDB would for a file created
 // at `level`: `keys` keys evenly spread over [first, last].
-void BuildFilter(const LinebloomFilterPolicy& policy, int level, uint64_t first, uint64_t last,
-                 uint64_t keys) {
+void BuildFilter(const LinebloomFilterPolicy& policy, int level, uint64_t first, uint64_t last, uint64_t keys) {
   Context c(level);
   std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy.GetBuilderWithContext(c.context));
   ASSERT_NE(builder, nullptr);
@@ -356,8 +351,8 @@ constexpr uint64_t kSpace = uint64_t{1} << 32;
 void ObserveShape(LevelAwareBits& bits, double bytes_over_uniform) {
   const uint64_t uniform_bytes = 1000 * 10 / 8 + 16;  // the budget: 10 bits/key + trailer
   auto observe = [&](int level, uint64_t first, uint64_t last) {
-    const uint64_t bytes = level == 6 ? static_cast<uint64_t>(std::llround(uniform_bytes * bytes_over_uniform))
-                                      : uniform_bytes;
+    const uint64_t bytes =
+        level == 6 ? static_cast<uint64_t>(std::llround(uniform_bytes * bytes_over_uniform)) : uniform_bytes;
     bits.ObserveFilter("default", level, KeyAt(first), KeyAt(last), 1000, bytes);
   };
   for (uint64_t i = 0; i < 100; ++i) observe(6, i * kSpace / 100, (i + 1) * kSpace / 100 - 1);
@@ -439,8 +434,8 @@ TEST(RocksdbLevelAwareWeights, MoveSafeAllocationIsTheConstrainedOptimum) {
         memory += safe.bits_per_key[run] * static_cast<double>(model[run]);
         total += static_cast<double>(model[run]);
       }
-      SCOPED_TRACE(::testing::Message() << "average " << average << " weights " << w[0] << "," << w[1] << ","
-                                      << w[2] << "," << w[3] << "," << w[4]);
+      SCOPED_TRACE(::testing::Message() << "average " << average << " weights " << w[0] << "," << w[1] << "," << w[2]
+                                        << "," << w[3] << "," << w[4]);
       EXPECT_LE(memory, average * total * (1 + 1e-12));
       EXPECT_EQ(safe.bits_per_key[1], safe.bits_per_key[3]);
       EXPECT_EQ(safe.bits_per_key[2], safe.bits_per_key[3]);
@@ -483,7 +478,8 @@ TEST(RocksdbLevelAwareWeights, OverAndUnderSpendingMoveTheAverage) {
     const double average = bits->BudgetAverage("default");
     EXPECT_NEAR(average, 10 / ratio, 1e-9);
     const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
-    const LevelAllocation expected = LevelAwareBits::MoveSafeAllocation(model, quantized, std::round(average * 64) / 64);
+    const LevelAllocation expected =
+        LevelAwareBits::MoveSafeAllocation(model, quantized, std::round(average * 64) / 64);
     EXPECT_EQ(bits->ForNewFile(Context(6).context)->bits_per_key, expected.bits_per_key[4]);
     EXPECT_LT(expected.total_bits, 10 * static_cast<double>(model[0] + model[1] + model[2] + model[3] + model[4]));
 

@@ -33,9 +33,7 @@ using testing::FprTolerance;
 using testing::Keys;
 using testing::Views;
 
-double Theory(double bits_per_key) {
-  return BlockedFpr(bits_per_key, OptimalBlockedProbes(bits_per_key));
-}
+double Theory(double bits_per_key) { return BlockedFpr(bits_per_key, OptimalBlockedProbes(bits_per_key)); }
 
 size_t CountFalsePositives(const PolicyFilter& filter, const std::vector<std::string>& absent) {
   size_t fp = 0;
@@ -58,10 +56,8 @@ TEST(RocksdbPolicy, NoFalseNegativesAndTheoreticalFpr) {
     PolicyFilter filter = BuildPolicyFilter(*policy, Views(present));
     EXPECT_EQ(filter.size_bytes(), NumBlocksFor(present.size(), bits) * 64 + 16);
     for (const auto& key : present) ASSERT_TRUE(filter.MayMatch(key)) << key;
-    const double measured =
-        static_cast<double>(CountFalsePositives(filter, absent)) / absent.size();
-    EXPECT_NEAR(measured, Theory(bits), FprTolerance(Theory(bits), absent.size()))
-        << "bits/key " << bits;
+    const double measured = static_cast<double>(CountFalsePositives(filter, absent)) / absent.size();
+    EXPECT_NEAR(measured, Theory(bits), FprTolerance(Theory(bits), absent.size())) << "bits/key " << bits;
   }
 }
 
@@ -206,8 +202,7 @@ TEST(RocksdbPolicy, PostVerifyCatchesAFilterMissingKeys) {
   ::rocksdb::FilterBuildingContext context(table_options);
   std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy->GetBuilderWithContext(context));
 
-  const auto build = [&](const std::vector<std::string>& keys,
-                         std::unique_ptr<const char[]>* buf) {
+  const auto build = [&](const std::vector<std::string>& keys, std::unique_ptr<const char[]>* buf) {
     for (const auto& key : keys) builder->AddKey(key);
     ::rocksdb::Status status;
     ::rocksdb::Slice filter = builder->Finish(buf, &status);
@@ -238,14 +233,12 @@ class RocksdbOptionStrings : public ::testing::Test {
 
   // ignore_unsupported_options is true by default in RocksDB: an unknown id
   // then "succeeds" with no policy at all. The tests want the error.
-  ::rocksdb::Status Create(const std::string& value,
-                           std::shared_ptr<const ::rocksdb::FilterPolicy>* out) {
+  ::rocksdb::Status Create(const std::string& value, std::shared_ptr<const ::rocksdb::FilterPolicy>* out) {
     ::rocksdb::ConfigOptions config;
     config.ignore_unsupported_options = false;
     return ::rocksdb::FilterPolicy::CreateFromString(config, value, out);
   }
-  const LinebloomFilterPolicy& AsLinebloom(
-      const std::shared_ptr<const ::rocksdb::FilterPolicy>& policy) {
+  const LinebloomFilterPolicy& AsLinebloom(const std::shared_ptr<const ::rocksdb::FilterPolicy>& policy) {
     auto* lb = policy->CheckedCast<LinebloomFilterPolicy>();
     EXPECT_NE(lb, nullptr) << (policy ? policy->Name() : "null");
     static const LinebloomFilterPolicy kNone;
@@ -264,8 +257,7 @@ TEST_F(RocksdbOptionStrings, AllFormsCreateTheConfiguredPolicy) {
   ASSERT_TRUE(Create("linebloom:7.25", &policy).ok());
   EXPECT_EQ(AsLinebloom(policy).options().bits_per_key, 7.25);
 
-  ASSERT_TRUE(Create("id=linebloom;bits_per_key=12.5;num_probes=5;verify_checksum=false",
-                     &policy).ok());
+  ASSERT_TRUE(Create("id=linebloom;bits_per_key=12.5;num_probes=5;verify_checksum=false", &policy).ok());
   const auto& lb = AsLinebloom(policy);
   EXPECT_EQ(lb.options().bits_per_key, 12.5);
   EXPECT_EQ(lb.options().num_probes, 5);
@@ -277,8 +269,7 @@ TEST_F(RocksdbOptionStrings, AllFormsCreateTheConfiguredPolicy) {
 
 TEST_F(RocksdbOptionStrings, SerializedFormRoundTrips) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy, again;
-  ASSERT_TRUE(Create("id=linebloom;bits_per_key=6.5;num_probes=3;verify_checksum=false",
-                     &policy).ok());
+  ASSERT_TRUE(Create("id=linebloom;bits_per_key=6.5;num_probes=3;verify_checksum=false", &policy).ok());
   ::rocksdb::ConfigOptions config;
   const std::string serialized = policy->ToString(config);
   std::printf("  serialized: %s\n", serialized.c_str());
@@ -292,9 +283,8 @@ TEST_F(RocksdbOptionStrings, SerializedFormRoundTrips) {
 
 TEST_F(RocksdbOptionStrings, BadValuesAreErrors) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy;
-  for (const char* bad : {"linebloom:", "linebloom:abc", "linebloom:0.5", "linebloom:1000",
-                          "linebloom:10:x", "linebloomx",
-                          "id=linebloom;bits_per_key=banana", "id=linebloom;no_such_option=1"}) {
+  for (const char* bad : {"linebloom:", "linebloom:abc", "linebloom:0.5", "linebloom:1000", "linebloom:10:x",
+                          "linebloomx", "id=linebloom;bits_per_key=banana", "id=linebloom;no_such_option=1"}) {
     EXPECT_FALSE(Create(bad, &policy).ok()) << bad;
   }
   // With RocksDB's default ConfigOptions an unknown id is silently ignored:

@@ -29,17 +29,14 @@ inline std::vector<std::string> Keys(size_t first, size_t count, size_t step) {
   return keys;
 }
 
-inline std::vector<std::string_view> Views(const std::vector<std::string>& keys) {
-  return {keys.begin(), keys.end()};
-}
+inline std::vector<std::string_view> Views(const std::vector<std::string>& keys) { return {keys.begin(), keys.end()}; }
 
 // |measured - theory| allowed for `trials` Bernoulli(theory) trials: 4.5
 // binomial standard deviations (a fixed-seed test then fails by chance with
 // probability < 1e-5) plus `model_slack` * theory for what the formula leaves
 // out (whole-block rounding of the filter size, partition boundaries).
 inline double FprTolerance(double theory, size_t trials, double model_slack = 0.03) {
-  return 4.5 * std::sqrt(theory * (1 - theory) / static_cast<double>(trials)) +
-         model_slack * theory;
+  return 4.5 * std::sqrt(theory * (1 - theory) / static_cast<double>(trials)) + model_slack * theory;
 }
 
 }  // namespace linebloom::rocksdb_plugin::testing

@@ -35,7 +35,7 @@ using testing::Options;
 struct Region {
   std::string name;
   uint64_t begin, end;
-  bool stored_block;  // ends in the 5-byte type + checksum trailer
+  bool stored_block;    // ends in the 5-byte type + checksum trailer
   bool filter = false;  // in the filter region (checksummed by the meta block)
 };
 
@@ -156,9 +156,7 @@ class CorruptionTest : public ::testing::TestWithParam<FilterMode> {
   std::vector<Region> regions_;
 };
 
-TEST_P(CorruptionTest, IntactTableIsReadCorrectly) {
-  EXPECT_FALSE(Exercise(bytes_, entries_, false, "intact"));
-}
+TEST_P(CorruptionTest, IntactTableIsReadCorrectly) { EXPECT_FALSE(Exercise(bytes_, entries_, false, "intact")); }
 
 // Every length, so in particular every region boundary.
 TEST_P(CorruptionTest, EveryTruncationIsCorruptionAtOpen) {
@@ -230,8 +228,8 @@ void ForgeFilterRegionChecksum(std::string* bytes) {
   ASSERT_TRUE(internal::DecodeFooter(std::string_view(*bytes).substr(bytes->size() - 48), &footer, &why));
   const uint64_t payload = footer.meta.size - internal::kStoredBlockTrailerSize;
   ASSERT_EQ((*bytes)[footer.meta.offset + payload], 0) << "meta block not raw";
-  ASSERT_TRUE(internal::DecodeMeta(std::string_view(*bytes).substr(footer.meta.offset, payload), footer.version, &meta,
-                                   &why));
+  ASSERT_TRUE(
+      internal::DecodeMeta(std::string_view(*bytes).substr(footer.meta.offset, payload), footer.version, &meta, &why));
   meta.filter_region_checksum = internal::FilterRegionChecksum(
       std::string_view(*bytes).substr(meta.filter_region.offset, meta.filter_region.size));
   std::string stored;
@@ -266,7 +264,7 @@ TEST_P(CorruptionTest, FilterChangesWithForgedChecksumsNeverCrash) {
 INSTANTIATE_TEST_SUITE_P(Modes, CorruptionTest,
                          ::testing::Values(FilterMode::kNone, FilterMode::kPerBlock, FilterMode::kPerFile),
                          [](const auto& info) {
-                           return info.param == FilterMode::kPerBlock ? std::string("PerBlock")
+                           return info.param == FilterMode::kPerBlock  ? std::string("PerBlock")
                                   : info.param == FilterMode::kPerFile ? std::string("PerFile")
                                                                        : std::string("NoFilter");
                          });
@@ -293,8 +291,14 @@ TEST(ImpossibleOffsets, FooterHandlesOutsideTheFileAreCorruption) {
   add("index beyond the end", [&](auto& f) { f.index.offset = bytes.size() * 2; });
   add("huge index size", [](auto& f) { f.index.size = uint64_t{1} << 40; });
   add("max offset", [](auto& f) { f.meta.offset = ~uint64_t{0}; });
-  add("overflowing end", [](auto& f) { f.index.offset = ~uint64_t{0} - 2; f.index.size = 10; });
-  add("zero sizes", [](auto& f) { f.meta.size = 0; f.index.size = 0; });
+  add("overflowing end", [](auto& f) {
+    f.index.offset = ~uint64_t{0} - 2;
+    f.index.size = 10;
+  });
+  add("zero sizes", [](auto& f) {
+    f.meta.size = 0;
+    f.index.size = 0;
+  });
   add("overlapping meta and index", [](auto& f) { f.meta.offset += 1; });
   add("meta pointing at a data block", [](auto& f) { f.meta.offset = 0; });
   add("unknown version", [](auto& f) { f.version = 3; });
@@ -379,7 +383,10 @@ TEST(StoredBlocks, MalformedLz4PayloadsAreCorruption) {
   std::string_view contents;
   const std::string garbage = "\x10\x00\x00\x00garbage-not-lz4";
   EXPECT_TRUE(internal::ReadStoredBlock(forge(garbage, 1), "f", 7, &scratch, &contents).IsCorruption());
-  EXPECT_TRUE(internal::ReadStoredBlock(forge("\xff\xff\xff\x7f" "ab", 1), "f", 7, &scratch, &contents)
+  EXPECT_TRUE(internal::ReadStoredBlock(forge("\xff\xff\xff\x7f"
+                                              "ab",
+                                              1),
+                                        "f", 7, &scratch, &contents)
                   .IsCorruption());  // claims 2 GiB from 2 bytes
   EXPECT_TRUE(internal::ReadStoredBlock(forge("ab", 1), "f", 7, &scratch, &contents).IsCorruption());
   EXPECT_TRUE(internal::ReadStoredBlock(forge("abc", 9), "f", 7, &scratch, &contents).IsCorruption());

@@ -88,8 +88,8 @@ std::string LinePairFilter(const std::vector<std::string>& keys, uint64_t bytes,
   return f;
 }
 
-std::string Meta(uint8_t mode, std::string_view policy, std::string_view parameters, uint64_t entries,
-                 uint64_t blocks, uint64_t region_offset, std::string_view region) {
+std::string Meta(uint8_t mode, std::string_view policy, std::string_view parameters, uint64_t entries, uint64_t blocks,
+                 uint64_t region_offset, std::string_view region) {
   std::string meta;
   meta.push_back(static_cast<char>(mode));
   Varint(&meta, policy.size()), meta += policy;

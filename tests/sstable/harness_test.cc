@@ -151,11 +151,11 @@ TEST(Report, JsonHasTheStableFieldNames) {
   std::fclose(f);
   const std::string json(buf, size);
   std::free(buf);
-  for (const char* field : {"\"keys\": 10", "\"lookups\": 20", "\"bits_per_key\": 10", "\"block_size\": 4096",
-                            "\"configs\": [", "\"name\": \"none\"", "\"filter_bytes\"", "\"measured_fpr\"",
-                            "\"predicted_fpr\"", "\"absent_block_reads\"", "\"absent_bytes_read\"",
-                            "\"io_avoided_fraction\"", "\"present_block_reads\"", "\"p50_ns\"", "\"p99_ns\"",
-                            "\"false_negatives\""}) {
+  for (const char* field :
+       {"\"keys\": 10", "\"lookups\": 20", "\"bits_per_key\": 10", "\"block_size\": 4096", "\"configs\": [",
+        "\"name\": \"none\"", "\"filter_bytes\"", "\"measured_fpr\"", "\"predicted_fpr\"", "\"absent_block_reads\"",
+        "\"absent_bytes_read\"", "\"io_avoided_fraction\"", "\"present_block_reads\"", "\"p50_ns\"", "\"p99_ns\"",
+        "\"false_negatives\""}) {
     EXPECT_NE(json.find(field), std::string::npos) << field << " missing from\n" << json;
   }
   // No filter: no rate (null, as JSON has no NaN).
@@ -167,7 +167,8 @@ TEST(SvgPlot, RendersSeriesAndNinesTicks) {
   PlotSpec spec = DefaultPlotSpec();
   spec.title = "t <&>";
   spec.y_nines = true;
-  const std::string svg = RenderLinePlot(spec, {Series{.name = "a", .color = "#000", .points = {{1, 0.9}, {2, 0.999}}}});
+  const std::string svg =
+      RenderLinePlot(spec, {Series{.name = "a", .color = "#000", .points = {{1, 0.9}, {2, 0.999}}}});
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("t &lt;&amp;&gt;"), std::string::npos);
   EXPECT_NE(svg.find(">99.9%<"), std::string::npos) << svg;

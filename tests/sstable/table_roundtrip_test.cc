@@ -88,7 +88,9 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(size_t{1}, size_t{256}, size_t{4096})),
     [](const auto& info) {
       const FilterMode mode = std::get<0>(info.param);
-      const char* name = mode == FilterMode::kPerBlock ? "PerBlock" : mode == FilterMode::kPerFile ? "PerFile" : "NoFilter";
+      const char* name = mode == FilterMode::kPerBlock  ? "PerBlock"
+                         : mode == FilterMode::kPerFile ? "PerFile"
+                                                        : "NoFilter";
       return std::string(name) + "_" + std::to_string(std::get<1>(info.param)) + "keys_block" +
              std::to_string(std::get<2>(info.param));
     });
@@ -109,8 +111,8 @@ TEST(RoundTrip, KeysAndValuesUpTo64KiB) {
     const size_t key_extra = sizes[rng() % std::size(sizes)];
     const size_t value_size = sizes[rng() % std::size(sizes)];
     // The fixed prefix keeps keys sorted however long the padding is.
-    entries.push_back({Key(i) + std::string(key_extra, static_cast<char>('A' + i % 26)),
-                       testing::Value(i, value_size)});
+    entries.push_back(
+        {Key(i) + std::string(key_extra, static_cast<char>('A' + i % 26)), testing::Value(i, value_size)});
   }
   for (FilterMode mode : {FilterMode::kNone, FilterMode::kPerBlock, FilterMode::kPerFile}) {
     for (bool compress : {true, false}) {
@@ -127,8 +129,13 @@ TEST(RoundTrip, KeysAndValuesUpTo64KiB) {
 TEST(RoundTrip, BinaryKeysSortBytewise) {
   // Bytes >= 0x80 sort after ASCII (unsigned comparison), and a key's
   // prefix sorts before it.
-  std::vector<Entry> entries = {{std::string("\0", 1), "nul"}, {std::string("\0\0", 2), "nulnul"},
-                                {"a", "a"}, {"ab", "ab"}, {"\x7f", "del"}, {"\x80", "x80"}, {"\xff\xff", "ffff"}};
+  std::vector<Entry> entries = {{std::string("\0", 1), "nul"},
+                                {std::string("\0\0", 2), "nulnul"},
+                                {"a", "a"},
+                                {"ab", "ab"},
+                                {"\x7f", "del"},
+                                {"\x80", "x80"},
+                                {"\xff\xff", "ffff"}};
   const std::string bytes = BuildTable(entries, Options(FilterMode::kPerBlock, 8));
   std::unique_ptr<TableReader> table;
   ASSERT_TRUE(OpenTable(bytes, {}, &table).ok());
@@ -204,12 +211,11 @@ TEST(Writer, RejectsUnusableOptions) {
   std::unique_ptr<TableWriter> writer;
   TableWriterOptions zero_block;
   zero_block.block_size = 0;
-  EXPECT_TRUE(TableWriter::Open(std::make_unique<testing::StringFile>(&bytes), zero_block, &writer)
-                  .IsInvalidArgument());
+  EXPECT_TRUE(
+      TableWriter::Open(std::make_unique<testing::StringFile>(&bytes), zero_block, &writer).IsInvalidArgument());
   TableWriterOptions no_policy;
   no_policy.filter_policy = nullptr;
-  EXPECT_TRUE(TableWriter::Open(std::make_unique<testing::StringFile>(&bytes), no_policy, &writer)
-                  .IsInvalidArgument());
+  EXPECT_TRUE(TableWriter::Open(std::make_unique<testing::StringFile>(&bytes), no_policy, &writer).IsInvalidArgument());
 }
 
 TEST(Writer, SyncsOnFinishUnlessDisabled) {
@@ -272,9 +278,8 @@ TEST(FilterPolicy, UseFiltersFalseIgnoresThem) {
 class PosixFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("linebloom_sstable_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("linebloom_sstable_test_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }

@@ -84,8 +84,8 @@ inline std::string BuildTable(const std::vector<Entry>& entries, const TableWrit
   return bytes;
 }
 
-inline Status OpenTable(std::string bytes, const TableReaderOptions& options,
-                        std::unique_ptr<TableReader>* reader, std::string name = "mem.sst") {
+inline Status OpenTable(std::string bytes, const TableReaderOptions& options, std::unique_ptr<TableReader>* reader,
+                        std::string name = "mem.sst") {
   return TableReader::Open(NewMemoryFile(std::move(name), std::move(bytes)), options, reader);
 }
 

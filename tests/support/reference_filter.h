@@ -25,18 +25,14 @@ namespace linebloom::reference {
 inline constexpr size_t kBlockBytes = 64;
 inline constexpr size_t kTrailerBytes = 16;
 
-inline uint64_t Hash(std::string_view key, uint32_t seed) {
-  return XXH3_64bits_withSeed(key.data(), key.size(), seed);
-}
+inline uint64_t Hash(std::string_view key, uint32_t seed) { return XXH3_64bits_withSeed(key.data(), key.size(), seed); }
 
 inline uint32_t Le32(const unsigned char* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
 // b = ((h mod 2^32) * N) >> 32
-inline uint64_t Block(uint64_t h, uint64_t num_blocks) {
-  return ((h & 0xFFFFFFFFu) * num_blocks) >> 32;
-}
+inline uint64_t Block(uint64_t h, uint64_t num_blocks) { return ((h & 0xFFFFFFFFu) * num_blocks) >> 32; }
 
 // Calls visit(bit) for the k bit positions (0..511) of hash h in its block.
 template <typename Visit>
@@ -60,8 +56,7 @@ inline bool MayContainHash(std::string_view filter, uint64_t num_blocks, int num
 }
 
 // The whole filter (blocks + trailer + checksum) for these hashes.
-inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_blocks, int num_probes,
-                         uint32_t seed) {
+inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_blocks, int num_probes, uint32_t seed) {
   std::string out(num_blocks * kBlockBytes + kTrailerBytes, '\0');
   auto* bytes = reinterpret_cast<unsigned char*>(out.data());
   for (uint64_t h : hashes) {

@@ -178,8 +178,7 @@ Status OpenForAppend(const std::string& path, int flags, WriteBuffering bufferin
 
 class MemoryFile final : public RandomAccessFile {
  public:
-  MemoryFile(std::string name, std::string contents)
-      : name_(std::move(name)), contents_(std::move(contents)) {}
+  MemoryFile(std::string name, std::string contents) : name_(std::move(name)), contents_(std::move(contents)) {}
 
   Status Read(uint64_t offset, std::span<char> out, uint64_t* transferred) const override {
     if (offset > contents_.size() || out.size() > contents_.size() - offset) {
@@ -201,8 +200,7 @@ class MemoryFile final : public RandomAccessFile {
 
 const char* IoModeName(IoMode mode) { return mode == IoMode::kDirect ? "O_DIRECT" : "buffered"; }
 
-Status OpenRandomAccessFile(const std::string& path, IoMode mode,
-                            std::unique_ptr<RandomAccessFile>* file) {
+Status OpenRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file) {
   int flags = O_RDONLY | O_CLOEXEC;
   if (mode == IoMode::kDirect) flags |= O_DIRECT;
   const int fd = ::open(path.c_str(), flags);
@@ -232,13 +230,11 @@ Status OpenRandomAccessFile(const std::string& path, IoMode mode,
   return Status::Ok();
 }
 
-Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file,
-                       WriteBuffering buffering) {
+Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file, WriteBuffering buffering) {
   return OpenForAppend(path, O_CREAT | O_TRUNC, buffering, file);
 }
 
-Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file,
-                         WriteBuffering buffering) {
+Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file, WriteBuffering buffering) {
   return OpenForAppend(path, O_APPEND, buffering, file);
 }
 

@@ -74,8 +74,7 @@ double EstimateKeyCount(uint64_t set_bits, uint64_t total_bits, int num_probes);
 //     |A n B| ~= n(A) + n(B) - n(A OR B)
 // (not from the AND filter, which over-counts: bits set by different keys of
 // A and B collide). Clamped at 0.
-double EstimateIntersectionSize(uint64_t set_bits_a, uint64_t set_bits_b,
-                                uint64_t set_bits_union, uint64_t total_bits,
+double EstimateIntersectionSize(uint64_t set_bits_a, uint64_t set_bits_b, uint64_t set_bits_union, uint64_t total_bits,
                                 int num_probes);
 
 }  // namespace linebloom

@@ -16,15 +16,15 @@ namespace linebloom {
 // Why a byte string is not a filter this reader can use.
 enum class ParseError {
   kOk = 0,
-  kTooShort,          // shorter than the 16-byte trailer
-  kBadMagic,          // trailer does not end in the linebloom magic
-  kUnsupportedVersion,// written by a newer (or unknown) format version
-  kBadProbes,         // k outside [kMinProbes, kMaxProbes]
-  kBadHashScheme,     // unknown hash scheme id
-  kBadReservedField,  // reserved trailer byte not zero
-  kBadSize,           // body is not a whole number of 64-byte blocks
-  kTooManyBlocks,     // more than 2^32 - 1 blocks
-  kChecksumMismatch,  // XXH3 checksum of body+trailer does not match
+  kTooShort,            // shorter than the 16-byte trailer
+  kBadMagic,            // trailer does not end in the linebloom magic
+  kUnsupportedVersion,  // written by a newer (or unknown) format version
+  kBadProbes,           // k outside [kMinProbes, kMaxProbes]
+  kBadHashScheme,       // unknown hash scheme id
+  kBadReservedField,    // reserved trailer byte not zero
+  kBadSize,             // body is not a whole number of 64-byte blocks
+  kTooManyBlocks,       // more than 2^32 - 1 blocks
+  kChecksumMismatch,    // XXH3 checksum of body+trailer does not match
 };
 
 // A short human-readable description of `error`, e.g. "bad magic".
@@ -52,8 +52,7 @@ class FilterReader {
 
   // Validates `bytes` and, on success, points `*reader` at them. The bytes
   // must outlive the reader. On failure `*reader` is left unchanged.
-  static ParseResult Parse(std::string_view bytes, FilterReader* reader,
-                           const ParseOptions& options = {});
+  static ParseResult Parse(std::string_view bytes, FilterReader* reader, const ParseOptions& options = {});
 
   // False only if `key` was certainly never added.
   bool MayContain(std::string_view key) const;
@@ -61,18 +60,14 @@ class FilterReader {
 
   // Batched queries: hashes all keys, prefetches every block, then probes,
   // so the cache misses overlap. out[i] answers keys[i]; sizes must match.
-  void MayContainBatch(std::span<const std::string_view> keys,
-                       std::span<bool> out) const;
-  void MayContainHashBatch(std::span<const uint64_t> hashes,
-                           std::span<bool> out) const;
+  void MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
+  void MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const;
 
   size_t num_blocks() const { return num_blocks_; }
   int num_probes() const { return num_probes_; }
   uint32_t seed() const { return seed_; }
   // The 64-byte blocks (without the trailer).
-  std::string_view blocks() const {
-    return {reinterpret_cast<const char*>(blocks_), num_blocks_ * 64};
-  }
+  std::string_view blocks() const { return {reinterpret_cast<const char*>(blocks_), num_blocks_ * 64}; }
 
  private:
   // An empty filter points at one all-zero block, so queries need no

@@ -77,24 +77,20 @@ struct LevelAllocation {
 // Bits per key for each run (entries_per_run[j] keys) that minimise the sum
 // of blocked-filter false-positive rates using at most
 // average_bits_per_key * sum(entries) bits. Runs with 0 entries get 0.
-LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
-                                   double average_bits_per_key);
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, double average_bits_per_key);
 
 // As above, minimising sum_j lookup_weights[j] * FPR_j: lookup_weights[j] is
 // the probability that an absent-key lookup consults run j's filter. Weights
 // are clamped to [0, 1]; a NaN or a missing weight (fewer weights than runs)
 // counts as 1 (every lookup), extra weights are ignored. All weights 1 gives
 // exactly the unweighted answer. A run of weight 0 gets no filter.
-LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run,
-                                   std::span<const double> lookup_weights,
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    double average_bits_per_key);
 
 // The uniform allocation (every run average_bits_per_key), scored the same
 // way (optionally with lookup weights, as above).
-LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
-                                  double average_bits_per_key);
-LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run,
-                                  std::span<const double> lookup_weights,
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key);
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                   double average_bits_per_key);
 
 // Entries per level of a leveled LSM tree holding total_entries over

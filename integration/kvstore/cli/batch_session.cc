@@ -102,12 +102,8 @@ void BatchSession::Answer(std::string_view line) {
   ++commands_;
   ParsedLine p = Parse(line);
   switch (p.kind) {
-    case ParsedLine::Kind::kPut:
-      pending_.Put(p.key, p.value);
-      return;
-    case ParsedLine::Kind::kDelete:
-      pending_.Delete(p.key);
-      return;
+    case ParsedLine::Kind::kPut: pending_.Put(p.key, p.value); return;
+    case ParsedLine::Kind::kDelete: pending_.Delete(p.key); return;
     case ParsedLine::Kind::kGet: {
       CommitPending();  // a get sees the puts before it
       std::string value;

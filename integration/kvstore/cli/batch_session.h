@@ -43,8 +43,8 @@ class BatchSession {
 
   KvStore* const store_;
   std::FILE* const out_;
-  std::string carry_;         // an incomplete last line
-  WriteBatch pending_;        // puts and deletes not yet committed
+  std::string carry_;   // an incomplete last line
+  WriteBatch pending_;  // puts and deletes not yet committed
   uint64_t commands_ = 0;
   uint64_t errors_ = 0;
 };

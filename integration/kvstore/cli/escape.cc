@@ -69,9 +69,7 @@ bool Unescape(std::string_view text, std::string* out, std::string* error) {
         i += 2;
         break;
       }
-      default:
-        *error = std::string("unknown escape \\").append(1, text[i]);
-        return false;
+      default: *error = std::string("unknown escape \\").append(1, text[i]); return false;
     }
   }
   return true;

@@ -19,9 +19,9 @@
 
 namespace {
 
+using linebloom::Status;
 using linebloom::kvstore::KvStore;
 using linebloom::kvstore::Options;
-using linebloom::Status;
 
 constexpr int kExitAbsent = 1;
 constexpr int kExitStoreError = 2;

@@ -6,8 +6,7 @@
 
 namespace linebloom::kvstore::internal {
 
-std::optional<CompactionPick> PickTieredCompaction(std::span<const uint32_t> levels, size_t fanout,
-                                                   int max_level) {
+std::optional<CompactionPick> PickTieredCompaction(std::span<const uint32_t> levels, size_t fanout, int max_level) {
   size_t begin = 0;
   while (begin < levels.size()) {
     size_t end = begin;

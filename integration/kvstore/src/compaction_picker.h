@@ -27,8 +27,7 @@ struct CompactionPick {
 // The tiering rule over the runs' levels (newest first); nullopt when no
 // level is full. Levels are capped at max_level: a full last level merges
 // into itself.
-std::optional<CompactionPick> PickTieredCompaction(std::span<const uint32_t> levels, size_t fanout,
-                                                   int max_level);
+std::optional<CompactionPick> PickTieredCompaction(std::span<const uint32_t> levels, size_t fanout, int max_level);
 
 // Every run into one, at the highest level present.
 CompactionPick PickFullCompaction(std::span<const uint32_t> levels);

@@ -31,8 +31,7 @@ std::string Describe(std::string_view verb, const std::string& path, std::string
 // A writable file whose appends, syncs and close are numbered operations.
 class FaultInjectionEnv::TrackedFile final : public WritableFile {
  public:
-  TrackedFile(FaultInjectionEnv* env, std::unique_ptr<WritableFile> base)
-      : env_(env), base_(std::move(base)) {}
+  TrackedFile(FaultInjectionEnv* env, std::unique_ptr<WritableFile> base) : env_(env), base_(std::move(base)) {}
 
   Status Append(std::string_view data) override {
     const std::string what = Describe("append", name(), std::to_string(data.size()));
@@ -206,9 +205,7 @@ Status FaultInjectionEnv::GetChildren(const std::string& dir, std::vector<std::s
   return base_->GetChildren(dir, names);
 }
 
-Status FaultInjectionEnv::CreateDirIfMissing(const std::string& dir) {
-  return base_->CreateDirIfMissing(dir);
-}
+Status FaultInjectionEnv::CreateDirIfMissing(const std::string& dir) { return base_->CreateDirIfMissing(dir); }
 
 Status FaultInjectionEnv::RenameFile(const std::string& from, const std::string& to) {
   const std::string what = Describe("rename", from, BaseName(to));

@@ -82,9 +82,7 @@ std::string WithoutTrailingSlashes(std::string dir) {
 }  // namespace
 
 KvStore::Impl::Impl(std::string dir, const Options& options)
-    : dir_(WithoutTrailingSlashes(std::move(dir))),
-      options_(options),
-      env_(options.env ? options.env : PosixEnv()) {}
+    : dir_(WithoutTrailingSlashes(std::move(dir))), options_(options), env_(options.env ? options.env : PosixEnv()) {}
 
 KvStore::Impl::~Impl() { (void)Close(); }
 
@@ -252,8 +250,7 @@ void KvStore::Impl::RemoveObsoleteFiles() {
 void KvStore::Impl::LoadStats() {
   std::string text;
   internal::SavedStats saved;
-  if (!env_->ReadFileToString(internal::StatsFileName(dir_), &text).ok() ||
-      !internal::DecodeStatsFile(text, &saved)) {
+  if (!env_->ReadFileToString(internal::StatsFileName(dir_), &text).ok() || !internal::DecodeStatsFile(text, &saved)) {
     return;
   }
   gets_ = saved.gets;

@@ -34,8 +34,7 @@ Status KvStore::Impl::Get(std::string_view key, std::string* value) const {
   return Status::NotFound("");
 }
 
-Status KvStore::Impl::Scan(std::string_view from, std::optional<std::string_view> to,
-                           const ScanVisitor& visit) const {
+Status KvStore::Impl::Scan(std::string_view from, std::optional<std::string_view> to, const ScanVisitor& visit) const {
   if (Status s = CheckOpen(); !s.ok()) return s;
   if (to && !(from < *to)) return Status::Ok();
   const ReadView view = View();
@@ -68,8 +67,8 @@ StoreStats KvStore::Impl::Stats() const {
     levels[l].level = l;
     levels[l].counters = level_counters_[l].Load();
     levels[l].bits_per_key = options_.filter_allocation == FilterAllocation::kRunAware ? options_.average_bits_per_key
-                             : options_.bits_per_key                                     ? options_.bits_per_key(l)
-                                                                                         : 10.0;
+                             : options_.bits_per_key                                   ? options_.bits_per_key(l)
+                                                                                       : 10.0;
   }
   for (const auto& run : view.version->runs) {
     const internal::RunMeta& m = run->meta();
@@ -93,9 +92,11 @@ StoreStats KvStore::Impl::Stats() const {
     s.filter_bytes += r.filter_bytes;
     s.run_entries += m.num_entries;
   }
-  if (s.run_entries > 0) s.filter_bits_per_key = 8.0 * static_cast<double>(s.filter_bytes) / static_cast<double>(s.run_entries);
+  if (s.run_entries > 0)
+    s.filter_bits_per_key = 8.0 * static_cast<double>(s.filter_bytes) / static_cast<double>(s.run_entries);
   for (LevelStats& l : levels) {
-    if (l.entries > 0) l.filter_bits_per_key = 8.0 * static_cast<double>(l.filter_bytes) / static_cast<double>(l.entries);
+    if (l.entries > 0)
+      l.filter_bits_per_key = 8.0 * static_cast<double>(l.filter_bytes) / static_cast<double>(l.entries);
     if (l.runs > 0 || l.counters.lookups > 0) {
       s.levels.push_back(l);
       s.total += l.counters;

@@ -73,7 +73,9 @@ Status DecodeManifest(const std::string& name, std::string_view bytes, ManifestS
     if (r.level >= static_cast<uint32_t>(kMaxLevels)) return corrupt("run level out of range");
     if (r.num_entries == 0 || r.largest < r.smallest) return corrupt("run with an impossible key range");
     if (!numbers.insert(r.file_number).second || r.file_number >= s.next_file_number) {
-      return corrupt(std::string("run ").append(std::to_string(r.file_number)).append(" has a duplicate or unallocated file number"));
+      return corrupt(std::string("run ")
+                         .append(std::to_string(r.file_number))
+                         .append(" has a duplicate or unallocated file number"));
     }
     s.runs.push_back(std::move(r));
   }

@@ -2,7 +2,6 @@
 
 #include "memtable.h"
 
-
 namespace linebloom::kvstore::internal {
 
 void MemTable::Apply(EntryKind kind, std::string_view key, std::string_view value) {

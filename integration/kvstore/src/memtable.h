@@ -31,8 +31,7 @@ class MemTable {
   std::optional<MemEntry> Get(std::string_view key) const;
 
   // A copy of the entries with from <= key < to (no `to`: to the end).
-  std::vector<std::pair<std::string, MemEntry>> Range(std::string_view from,
-                                                      std::optional<std::string_view> to) const;
+  std::vector<std::pair<std::string, MemEntry>> Range(std::string_view from, std::optional<std::string_view> to) const;
 
   size_t ApproximateBytes() const;
   size_t Count() const;

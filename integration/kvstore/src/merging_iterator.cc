@@ -70,8 +70,7 @@ std::unique_ptr<EntrySource> NewMemSource(std::vector<std::pair<std::string, Mem
 
 std::unique_ptr<EntrySource> NewRunSource(const Run& run) { return std::make_unique<RunSource>(run); }
 
-MergingIterator::MergingIterator(std::vector<std::unique_ptr<EntrySource>> sources)
-    : sources_(std::move(sources)) {}
+MergingIterator::MergingIterator(std::vector<std::unique_ptr<EntrySource>> sources) : sources_(std::move(sources)) {}
 
 void MergingIterator::Seek(std::string_view target) {
   for (auto& s : sources_) s->Seek(target);

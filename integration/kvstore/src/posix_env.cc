@@ -38,8 +38,7 @@ class PosixEnvImpl final : public Env {
     return linebloom::NewAppendableFile(path, file, WriteBuffering::kUnbuffered);
   }
 
-  Status NewRandomAccessFile(const std::string& path, IoMode mode,
-                             std::unique_ptr<RandomAccessFile>* file) override {
+  Status NewRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file) override {
     return OpenRandomAccessFile(path, mode, file);
   }
 
@@ -135,8 +134,9 @@ class PosixEnvImpl final : public Env {
       const int err = errno;
       ::close(fd);
       if (err == EWOULDBLOCK) {
-        return Status::IOError(path + ": the store is locked: another process (or another open "
-                                      "KvStore in this process) is using it");
+        return Status::IOError(path +
+                               ": the store is locked: another process (or another open "
+                               "KvStore in this process) is using it");
       }
       return Status::FromErrno(path + ": flock", err);
     }

@@ -34,8 +34,7 @@ LookupCounters AtomicLookupCounters::Load() const {
 Run::Run(RunMeta meta, std::unique_ptr<sstable::TableReader> table, AlignedFilter filter_bytes)
     : meta_(std::move(meta)), table_(std::move(table)), run_filter_(std::move(filter_bytes)) {}
 
-Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode,
-                 std::shared_ptr<Run>* run) {
+Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode, std::shared_ptr<Run>* run) {
   const std::string table_name = TableFileName(dir, meta.file_number);
   uint64_t size = 0;
   if (Status s = env->GetFileSize(table_name, &size); s.IsNotFound()) {
@@ -135,8 +134,8 @@ RunBuilder::RunBuilder(Env* env, std::string dir, RunMeta meta, double run_filte
 
 RunBuilder::~RunBuilder() = default;
 
-Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number, int level,
-                          const Options& options, RunFilterBits bits, std::unique_ptr<RunBuilder>* builder) {
+Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number, int level, const Options& options,
+                          RunFilterBits bits, std::unique_ptr<RunBuilder>* builder) {
   RunMeta meta;
   meta.file_number = file_number;
   meta.level = static_cast<uint32_t>(level);

@@ -44,8 +44,7 @@ enum class RunLookup { kAbsent, kValue, kDeleted };
 class Run {
  public:
   // Opens the run's files and checks them against what the MANIFEST says.
-  static Status Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode,
-                     std::shared_ptr<Run>* run);
+  static Status Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode mode, std::shared_ptr<Run>* run);
 
   const RunMeta& meta() const { return meta_; }
   // The key's state in this run; *cost gets what finding it out took.
@@ -73,8 +72,8 @@ class Run {
 class RunBuilder {
  public:
   // `bits`: of the run filter and the block filters; 0 = build none.
-  static Status Create(Env* env, const std::string& dir, uint64_t file_number, int level,
-                       const Options& options, RunFilterBits bits, std::unique_ptr<RunBuilder>* builder);
+  static Status Create(Env* env, const std::string& dir, uint64_t file_number, int level, const Options& options,
+                       RunFilterBits bits, std::unique_ptr<RunBuilder>* builder);
   ~RunBuilder();
 
   Status Add(std::string_view key, EntryKind kind, std::string_view value);

@@ -29,8 +29,8 @@ bool AllZero(std::string_view bytes) {
 }
 
 // Offsets inside a record header.
-constexpr size_t kLengthTypeSize = 5;   // length (u32) + type (u8)
-constexpr size_t kChecksumOffset = 9;   // after the header check (u32)
+constexpr size_t kLengthTypeSize = 5;  // length (u32) + type (u8)
+constexpr size_t kChecksumOffset = 9;  // after the header check (u32)
 
 }  // namespace
 
@@ -130,8 +130,7 @@ Status WalWriter::Create(Env* env, const std::string& path, std::unique_ptr<WalW
   return Status::Ok();
 }
 
-Status WalWriter::OpenForAppend(Env* env, const std::string& path, uint64_t size,
-                                std::unique_ptr<WalWriter>* writer) {
+Status WalWriter::OpenForAppend(Env* env, const std::string& path, uint64_t size, std::unique_ptr<WalWriter>* writer) {
   std::unique_ptr<WritableFile> file;
   if (Status s = env->NewAppendableFile(path, &file); !s.ok()) return s;
   writer->reset(new WalWriter(path, std::move(file), size));

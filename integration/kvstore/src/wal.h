@@ -59,8 +59,7 @@ class WalWriter {
   // the directory entry is the caller's job.
   static Status Create(Env* env, const std::string& path, std::unique_ptr<WalWriter>* writer);
   // Appends to an existing log whose first `size` bytes are intact records.
-  static Status OpenForAppend(Env* env, const std::string& path, uint64_t size,
-                              std::unique_ptr<WalWriter>* writer);
+  static Status OpenForAppend(Env* env, const std::string& path, uint64_t size, std::unique_ptr<WalWriter>* writer);
 
   // One Append call per record, so a process crash leaves whole records or
   // a torn last one.

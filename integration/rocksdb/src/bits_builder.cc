@@ -14,12 +14,8 @@
 
 namespace linebloom::rocksdb_plugin {
 
-LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options,
-                                           bool post_verify)
-    : builder_(options),
-      seed_(options.seed),
-      bits_per_key_(options.EffectiveBitsPerKey()),
-      post_verify_(post_verify) {}
+LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify)
+    : builder_(options), seed_(options.seed), bits_per_key_(options.EffectiveBitsPerKey()), post_verify_(post_verify) {}
 
 namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
@@ -39,13 +35,12 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 //     last_key_ = hash;
 //     if (!repeat) Append(hash);
 //   }
-__attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) {
-  hashes_to_verify_.push_back(hash);
-}
+__attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) { hashes_to_verify_.push_back(hash); }
 
 inline void LinebloomBitsBuilder::Append(uint64_t hash) {
   builder_.AddHash(hash);
-  if (post_verify_) [[unlikely]] KeepForVerify(hash);
+  if (post_verify_) [[unlikely]]
+    KeepForVerify(hash);
 }
 
 // A key is new unless it repeats the previous key or is a known prefix.
@@ -56,22 +51,18 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
   if (!repeat) Append(hash);
 }
 
-void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
-  AddKeyHash(KeyHash(View(key), seed_));
-}
+void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) { AddKeyHash(KeyHash(View(key), seed_)); }
 
 // The alt is new the first time it is seen in this filter, unless it equals
 // this key or the previous one (a key that is its own prefix, whose hash is
 // already in the filter as a key).
-void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key,
-                                        const ::rocksdb::Slice& alt) {
+void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) {
   const uint64_t alt_hash = KeyHash(View(alt), seed_);
   const bool had_previous = any_key_;
   const uint64_t previous = last_key_;
   const uint64_t key_hash = KeyHash(View(key), seed_);
   AddKeyHash(key_hash);
-  if (prefixes_.Insert(alt_hash) && alt_hash != key_hash &&
-      !(had_previous && alt_hash == previous)) {
+  if (prefixes_.Insert(alt_hash) && alt_hash != key_hash && !(had_previous && alt_hash == previous)) {
     Append(alt_hash);
   }
 }
@@ -89,8 +80,7 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key,
   return filter;
 }
 
-::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf,
-                                              ::rocksdb::Status* status) {
+::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) {
   try {
     ::rocksdb::Slice filter = Finish(buf);
     if (status != nullptr) *status = ::rocksdb::Status::OK();
@@ -101,8 +91,7 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key,
     }
   } catch (const std::exception& e) {
     if (status != nullptr) {
-      *status = ::rocksdb::Status::Aborted("linebloom: filter construction failed: ",
-                                           e.what());
+      *status = ::rocksdb::Status::Aborted("linebloom: filter construction failed: ", e.what());
     }
   }
   buf->reset();
@@ -116,40 +105,32 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key,
   std::vector<uint64_t> hashes;
   hashes.swap(pending_verify_);
   FilterReader reader;
-  const ParseResult parsed = FilterReader::Parse(
-      std::string_view(filter.data(), filter.size()), &reader, {.verify_checksum = true});
+  const ParseResult parsed =
+      FilterReader::Parse(std::string_view(filter.data(), filter.size()), &reader, {.verify_checksum = true});
   if (!parsed.ok()) {
-    return ::rocksdb::Status::Corruption("linebloom: built filter does not parse: ",
-                                         parsed.message());
+    return ::rocksdb::Status::Corruption("linebloom: built filter does not parse: ", parsed.message());
   }
   constexpr size_t kChunk = 64;
   bool answers[kChunk];
   for (size_t start = 0; start < hashes.size(); start += kChunk) {
     const size_t n = std::min(kChunk, hashes.size() - start);
-    reader.MayContainHashBatch(std::span<const uint64_t>(hashes.data() + start, n),
-                               std::span<bool>(answers, n));
+    reader.MayContainHashBatch(std::span<const uint64_t>(hashes.data() + start, n), std::span<bool>(answers, n));
     if (!std::all_of(answers, answers + n, [](bool b) { return b; })) {
-      return ::rocksdb::Status::Corruption(
-          "linebloom: built filter is missing a key (filter construction corruption)");
+      return ::rocksdb::Status::Corruption("linebloom: built filter is missing a key (filter construction corruption)");
     }
   }
   return ::rocksdb::Status::OK();
 }
 
-size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) {
-  return MaxKeysFor(bytes, bits_per_key_);
-}
+size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) { return MaxKeysFor(bytes, bits_per_key_); }
 
-size_t LinebloomBitsBuilder::CalculateSpace(size_t num_entries) {
-  return FilterBytesFor(num_entries, bits_per_key_);
-}
+size_t LinebloomBitsBuilder::CalculateSpace(size_t num_entries) { return FilterBytesFor(num_entries, bits_per_key_); }
 
 double LinebloomBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   if (num_entries == 0) return 0.0;
   const size_t blocks = bytes < kFilterTrailerBytes ? 0 : (bytes - kFilterTrailerBytes) / kFilterBlockBytes;
   if (blocks == 0) return 1.0;
-  const double bits_per_key =
-      static_cast<double>(blocks) * kFilterBlockBits / static_cast<double>(num_entries);
+  const double bits_per_key = static_cast<double>(blocks) * kFilterBlockBits / static_cast<double>(num_entries);
   // Below 1/8 bit per key a block holds ~4096 keys on average: each of its
   // bits is set with probability > 1 - e^-8 even at one probe, so the rate
   // is 1 to within 4e-4, and the Poisson sum would take ~50k terms.

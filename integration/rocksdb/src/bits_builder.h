@@ -38,8 +38,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   LinebloomBitsBuilder(const FilterOptions& options, bool post_verify);
 
   void AddKey(const ::rocksdb::Slice& key) override;
-  void AddKeyAndAlt(const ::rocksdb::Slice& key,
-                    const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
+  void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
   // Exact: the distinct entries of the current filter (0 iff none added).
   size_t EstimateEntriesAdded() override { return builder_.NumKeys(); }
 
@@ -47,8 +46,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status, not an exception
   // thrown through RocksDB.
-  ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
-                          ::rocksdb::Status* status) override;
+  ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) override;
 
   // With post_verify: Corruption unless the just-finished filter parses and
   // answers "may match" for every key it was built from.
@@ -79,9 +77,9 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
-  bool any_key_ = false;    // last_key_ is set (since the last Finish)
-  uint64_t last_key_ = 0;   // hash of the key of the latest AddKey*/
-  HashSet prefixes_;        // hashes of the alts of this filter
+  bool any_key_ = false;                    // last_key_ is set (since the last Finish)
+  uint64_t last_key_ = 0;                   // hash of the key of the latest AddKey*/
+  HashSet prefixes_;                        // hashes of the alts of this filter
   std::vector<uint64_t> hashes_to_verify_;  // entries of the filter being built
   std::vector<uint64_t> pending_verify_;    // entries of the last finished one
 };

@@ -52,17 +52,13 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   ObservingBitsBuilder(std::shared_ptr<LevelAwareBits> owner, std::string column_family, int level,
                        std::unique_ptr<LinebloomBitsBuilder> inner)
-      : owner_(std::move(owner)),
-        column_family_(std::move(column_family)),
-        level_(level),
-        inner_(std::move(inner)) {}
+      : owner_(std::move(owner)), column_family_(std::move(column_family)), level_(level), inner_(std::move(inner)) {}
 
   void AddKey(const ::rocksdb::Slice& key) override {
     Record(key);
     inner_->AddKey(key);
   }
-  void AddKeyAndAlt(const ::rocksdb::Slice& key,
-                    const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B {
+  void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B {
     Record(key);
     Record(alt);
     inner_->AddKeyAndAlt(key, alt);
@@ -81,13 +77,9 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
     if (status == nullptr || status->ok()) Report(keys, filter.size());
     return filter;
   }
-  ::rocksdb::Status MaybePostVerify(const ::rocksdb::Slice& filter) override {
-    return inner_->MaybePostVerify(filter);
-  }
+  ::rocksdb::Status MaybePostVerify(const ::rocksdb::Slice& filter) override { return inner_->MaybePostVerify(filter); }
   size_t ApproximateNumEntries(size_t bytes) override { return inner_->ApproximateNumEntries(bytes); }
-  size_t CalculateSpace(size_t num_entries) LINEBLOOM_OVERRIDE_SINCE_C {
-    return inner_->CalculateSpace(num_entries);
-  }
+  size_t CalculateSpace(size_t num_entries) LINEBLOOM_OVERRIDE_SINCE_C { return inner_->CalculateSpace(num_entries); }
   double EstimatedFpRate(size_t num_entries, size_t bytes) LINEBLOOM_OVERRIDE_SINCE_C {
     return inner_->EstimatedFpRate(num_entries, bytes);
   }
@@ -122,13 +114,10 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 }  // namespace
 
 LevelAwareBits::LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio)
-    : average_bits_per_key_(average_bits_per_key),
-      num_probes_(num_probes),
-      size_ratio_(size_ratio) {}
+    : average_bits_per_key_(average_bits_per_key), num_probes_(num_probes), size_ratio_(size_ratio) {}
 
 std::vector<uint64_t> LevelAwareBits::ModelEntries(double size_ratio, int num_non_l0_levels) {
-  std::vector<uint64_t> levels =
-      LeveledEntries(kModelEntries, size_ratio, std::max(num_non_l0_levels, 1));
+  std::vector<uint64_t> levels = LeveledEntries(kModelEntries, size_ratio, std::max(num_non_l0_levels, 1));
   for (auto& n : levels) n = std::max<uint64_t>(n, 1);
   std::vector<uint64_t> runs;
   runs.reserve(levels.size() + 1);
@@ -137,8 +126,8 @@ std::vector<uint64_t> LevelAwareBits::ModelEntries(double size_ratio, int num_no
   return runs;
 }
 
-LevelAllocation LevelAwareBits::MoveSafeAllocation(std::span<const uint64_t> entries,
-                                                   std::span<const double> weights, double average) {
+LevelAllocation LevelAwareBits::MoveSafeAllocation(std::span<const uint64_t> entries, std::span<const double> weights,
+                                                   double average) {
   const size_t num_runs = entries.size();
   if (num_runs < 4) return AllocateBitsPerRun(entries, weights, average);
   // Runs 1..num_runs-2 (levels s..D-1) share one bits per key: a file written
@@ -193,8 +182,7 @@ const LevelAllocation& LevelAwareBits::AllocationForLocked(const std::vector<int
       // Keep the unweighted ones: AllocationFor hands out references to them.
       std::erase_if(allocations_, [&](const auto& entry) {
         const std::vector<int>& k = entry.first;
-        return k.back() != unweighted_average ||
-               std::any_of(k.begin(), k.end() - 1, [](int q) { return q != kUnit; });
+        return k.back() != unweighted_average || std::any_of(k.begin(), k.end() - 1, [](int q) { return q != kUnit; });
       });
     }
     const size_t num_runs = key.size() - 1;
@@ -235,8 +223,8 @@ double LevelAwareBits::LiveRatioLocked(const ColumnFamily& cf) const {
 }
 
 double LevelAwareBits::BudgetAverageLocked(const ColumnFamily& cf) const {
-  return std::clamp(average_bits_per_key_ / LiveRatioLocked(cf),
-                    0.8 * average_bits_per_key_, 1.1 * average_bits_per_key_);
+  return std::clamp(average_bits_per_key_ / LiveRatioLocked(cf), 0.8 * average_bits_per_key_,
+                    1.1 * average_bits_per_key_);
 }
 
 double LevelAwareBits::BudgetAverage(const std::string& column_family) {
@@ -304,9 +292,8 @@ std::vector<double> LevelAwareBits::LookupWeights(const std::string& column_fami
   return it == column_families_.end() ? std::vector<double>{} : WeightsLocked(it->second);
 }
 
-void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
-                                   std::string_view smallest, std::string_view largest,
-                                   uint64_t keys, uint64_t filter_bytes) {
+void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, std::string_view smallest,
+                                   std::string_view largest, uint64_t keys, uint64_t filter_bytes) {
   if (level < 0 || keys == 0 || largest < smallest) return;
   MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[column_family];
@@ -338,9 +325,8 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level,
   }
 }
 
-std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
-    const ::rocksdb::FilterBuildingContext& context,
-    std::unique_ptr<LinebloomBitsBuilder> builder) {
+std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(const ::rocksdb::FilterBuildingContext& context,
+                                                                       std::unique_ptr<LinebloomBitsBuilder> builder) {
   if (builder == nullptr || context.compaction_style != ::rocksdb::kCompactionStyleLevel ||
       context.level_at_creation < 0) {
     return builder;
@@ -349,8 +335,7 @@ std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(
                                                 context.level_at_creation, std::move(builder));
 }
 
-std::optional<FilterOptions> LevelAwareBits::ForNewFile(
-    const ::rocksdb::FilterBuildingContext& context) {
+std::optional<FilterOptions> LevelAwareBits::ForNewFile(const ::rocksdb::FilterBuildingContext& context) {
   const int level = context.level_at_creation;
   if (context.compaction_style != ::rocksdb::kCompactionStyleLevel || level < 0 ||
       (context.num_levels > 0 && level >= context.num_levels)) {
@@ -379,8 +364,8 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(
     for (size_t run = 0; run < num_runs; ++run) {
       char part[96];
       std::snprintf(part, sizeof part, " L%d w=%.3f bits=%.3f",
-                    run == 0 ? 0 : cf.shallowest + static_cast<int>(run) - 1,
-                    static_cast<double>(key[run]) / kUnit, allocation.bits_per_key[run]);
+                    run == 0 ? 0 : cf.shallowest + static_cast<int>(run) - 1, static_cast<double>(key[run]) / kUnit,
+                    allocation.bits_per_key[run]);
       line.append(part);
     }
     ::rocksdb::Log(::rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log, "%s", line.c_str());

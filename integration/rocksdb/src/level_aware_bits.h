@@ -146,15 +146,14 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // ObserveFilter) for the lookup-weight estimate of the context's column
   // family and level. Files at level -1 or outside leveled compaction are
   // not observed (the builder is returned as is).
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> Observed(
-      const ::rocksdb::FilterBuildingContext& context,
-      std::unique_ptr<LinebloomBitsBuilder> builder);
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> Observed(const ::rocksdb::FilterBuildingContext& context,
+                                                         std::unique_ptr<LinebloomBitsBuilder> builder);
 
   // Records one finished filter: `keys` keys, bytewise smallest..largest,
   // `filter_bytes` long, in a file created at `level` (>= 0) of
   // `column_family`. Thread-safe.
-  void ObserveFilter(const std::string& column_family, int level, std::string_view smallest,
-                     std::string_view largest, uint64_t keys, uint64_t filter_bytes);
+  void ObserveFilter(const std::string& column_family, int level, std::string_view smallest, std::string_view largest,
+                     uint64_t keys, uint64_t filter_bytes);
 
   // The average bits per key the next file of `column_family` is allocated
   // with: bits_per_key corrected by the estimated live ratio (see above).
@@ -175,8 +174,8 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // move-safe constraint: levels s..D-1 (runs 1..size-2) all get the same
   // bits per key. With fewer than 4 runs there is no constraint. Missing
   // weights count as 1; the sums in the result use the given weights.
-  static LevelAllocation MoveSafeAllocation(std::span<const uint64_t> entries,
-                                            std::span<const double> weights, double average);
+  static LevelAllocation MoveSafeAllocation(std::span<const uint64_t> entries, std::span<const double> weights,
+                                            double average);
 
   // The model's relative entries per run for a tree whose non-L0 levels are
   // shallowest..deepest: L0 first, then levels shallowest..deepest.
@@ -187,18 +186,18 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     std::string smallest, largest;
     uint64_t keys = 0;
   };
-  struct Spend {  // filters built at one level: actual vs. budgeted bytes
+  struct Spend {                                   // filters built at one level: actual vs. budgeted bytes
     std::deque<std::pair<double, double>> recent;  // newest last
     double actual = 0, budget = 0;                 // sums over `recent`
   };
   struct ColumnFamily {
     int shallowest = -1;  // -1: no non-L0 level seen yet
     int deepest = -1;
-    bool any_filter = false;                 // smallest/largest are set
-    std::string smallest, largest;           // of every filter observed
+    bool any_filter = false;                   // smallest/largest are set
+    std::string smallest, largest;             // of every filter observed
     std::map<int, std::deque<Filter>> recent;  // by level, newest last
     std::map<int, Spend> spend;                // by level
-    std::vector<int> last_logged;            // allocation key last logged
+    std::vector<int> last_logged;              // allocation key last logged
   };
 
   FilterOptions Uniform() const;

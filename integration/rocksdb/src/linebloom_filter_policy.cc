@@ -53,20 +53,20 @@ namespace {
 const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
   static const std::unordered_map<std::string, OptionTypeInfo> kInfo = {
       {"bits_per_key",
-       {offsetof(LinebloomPolicyOptions, bits_per_key), OptionType::kDouble,
-        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+       {offsetof(LinebloomPolicyOptions, bits_per_key), OptionType::kDouble, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
       {"num_probes",
-       {offsetof(LinebloomPolicyOptions, num_probes), OptionType::kInt,
-        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+       {offsetof(LinebloomPolicyOptions, num_probes), OptionType::kInt, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
       {"verify_checksum",
-       {offsetof(LinebloomPolicyOptions, verify_checksum), OptionType::kBoolean,
-        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+       {offsetof(LinebloomPolicyOptions, verify_checksum), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
       {"level_aware",
-       {offsetof(LinebloomPolicyOptions, level_aware), OptionType::kBoolean,
-        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+       {offsetof(LinebloomPolicyOptions, level_aware), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
       {"size_ratio",
-       {offsetof(LinebloomPolicyOptions, size_ratio), OptionType::kDouble,
-        OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+       {offsetof(LinebloomPolicyOptions, size_ratio), OptionType::kDouble, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -93,18 +93,15 @@ bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
 }  // namespace
 
 LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& options)
-    : options_(options),
-      diagnostics_(std::make_unique<Diagnostics>()),
-      level_aware_(std::make_unique<LevelAware>()) {
+    : options_(options), diagnostics_(std::make_unique<Diagnostics>()), level_aware_(std::make_unique<LevelAware>()) {
   RegisterOptions(&options_, &OptionsTypeInfo());
 }
 
 LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
 
-::rocksdb::Status LinebloomFilterPolicy::ConfigureOptions(
-    const ::rocksdb::ConfigOptions& config_options,
-    const std::unordered_map<std::string, std::string>& opts_map,
-    std::unordered_map<std::string, std::string>* unused) {
+::rocksdb::Status LinebloomFilterPolicy::ConfigureOptions(const ::rocksdb::ConfigOptions& config_options,
+                                                          const std::unordered_map<std::string, std::string>& opts_map,
+                                                          std::unordered_map<std::string, std::string>* unused) {
   const ::rocksdb::Status s = FilterPolicy::ConfigureOptions(config_options, opts_map, unused);
   std::string problem;
   if (!s.ok()) {
@@ -115,9 +112,8 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
   }
   if (problem.empty()) return s;
   const bool refused = !s.ok() || !config_options.ignore_unknown_options;
-  const std::string message =
-      "linebloom: bad filter_policy option string (" + problem + ")" +
-      (refused ? "; DB::Open with this policy fails" : "; ignored (ignore_unknown_options)");
+  const std::string message = "linebloom: bad filter_policy option string (" + problem + ")" +
+                              (refused ? "; DB::Open with this policy fails" : "; ignored (ignore_unknown_options)");
   if (refused) {
     MutexLock lock(&diagnostics_->mutex);
     diagnostics_->configuration_error = message;
@@ -126,9 +122,8 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
   return s;
 }
 
-::rocksdb::Status LinebloomFilterPolicy::ValidateOptions(
-    const ::rocksdb::DBOptions& db_opts,
-    const ::rocksdb::ColumnFamilyOptions& cf_opts) const {
+::rocksdb::Status LinebloomFilterPolicy::ValidateOptions(const ::rocksdb::DBOptions& db_opts,
+                                                         const ::rocksdb::ColumnFamilyOptions& cf_opts) const {
   {
     MutexLock lock(&diagnostics_->mutex);
     if (!diagnostics_->configuration_error.empty()) {
@@ -137,23 +132,20 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
   }
   const double c = options_.bits_per_key;
   if (!(c >= kMinBitsPerKey && c <= kMaxBitsPerKey)) {
-    return ::rocksdb::Status::InvalidArgument(
-        "linebloom: bits_per_key must be in [1, 100], got ", std::to_string(c));
+    return ::rocksdb::Status::InvalidArgument("linebloom: bits_per_key must be in [1, 100], got ", std::to_string(c));
   }
   if (options_.num_probes < 0 || options_.num_probes > kMaxProbes) {
-    return ::rocksdb::Status::InvalidArgument(
-        "linebloom: num_probes must be 0 (automatic) or in [1, 24], got ",
-        std::to_string(options_.num_probes));
+    return ::rocksdb::Status::InvalidArgument("linebloom: num_probes must be 0 (automatic) or in [1, 24], got ",
+                                              std::to_string(options_.num_probes));
   }
   if (!(options_.size_ratio >= 1.5 && options_.size_ratio <= 100)) {
-    return ::rocksdb::Status::InvalidArgument(
-        "linebloom: size_ratio must be in [1.5, 100], got ", std::to_string(options_.size_ratio));
+    return ::rocksdb::Status::InvalidArgument("linebloom: size_ratio must be in [1.5, 100], got ",
+                                              std::to_string(options_.size_ratio));
   }
   return FilterPolicy::ValidateOptions(db_opts, cf_opts);
 }
 
-void LinebloomFilterPolicy::WarnOnceAboutContext(
-    const ::rocksdb::FilterBuildingContext& context) const {
+void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const {
   const auto& table = context.table_options;
   ::rocksdb::Logger* logger = context.info_log;
   // optimize_filters_for_memory: RocksDB's built-in filters then size each
@@ -161,16 +153,14 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(
   // exact size (docs/ROCKSDB.md says why). RocksDB turns the option on by
   // default from 9.2, so only a value that differs from the release's
   // default is the user's request, and only that is warned about.
-  static const bool kOptimizeForMemoryByDefault =
-      ::rocksdb::BlockBasedTableOptions().optimize_filters_for_memory;
+  static const bool kOptimizeForMemoryByDefault = ::rocksdb::BlockBasedTableOptions().optimize_filters_for_memory;
   if (table.optimize_filters_for_memory && !kOptimizeForMemoryByDefault &&
       !diagnostics_->warned_memory_option.exchange(true)) {
     Emit(logger, InfoLogLevel::WARN_LEVEL,
          "linebloom: optimize_filters_for_memory has no effect on linebloom "
          "filters (they are not resized to allocator size classes)");
   }
-  if (ChargesFilterConstruction(table) &&
-      !diagnostics_->warned_charging_option.exchange(true)) {
+  if (ChargesFilterConstruction(table) && !diagnostics_->warned_charging_option.exchange(true)) {
     Emit(logger, InfoLogLevel::WARN_LEVEL,
          "linebloom: filter construction memory (8 bytes per key) is not "
          "charged to the block cache (CacheEntryRole::kFilterConstruction is "
@@ -183,8 +173,8 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(
   WarnOnceAboutContext(context);
   const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
-  auto builder = std::make_unique<LinebloomBitsBuilder>(
-      *filter_options, context.table_options.detect_filter_construct_corruption);
+  auto builder =
+      std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption);
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the lookup
   // weight estimate (level_aware_bits.h). `bits` exists: FilterOptionsForNewFile made it.
@@ -196,8 +186,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
   if (options_.level_aware) {
     LevelAware& state = *level_aware_;
     std::call_once(state.once, [&] {
-      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes,
-                                                    options_.size_ratio);
+      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio);
     });
     return state.bits->ForNewFile(context);
   }
@@ -207,19 +196,16 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
   return filter_options;
 }
 
-::rocksdb::FilterBitsReader* LinebloomFilterPolicy::GetFilterBitsReader(
-    const ::rocksdb::Slice& contents) const {
+::rocksdb::FilterBitsReader* LinebloomFilterPolicy::GetFilterBitsReader(const ::rocksdb::Slice& contents) const {
   FilterReader reader;
-  const ParseResult parsed =
-      FilterReader::Parse(std::string_view(contents.data(), contents.size()), &reader,
-                          {.verify_checksum = options_.verify_checksum});
+  const ParseResult parsed = FilterReader::Parse(std::string_view(contents.data(), contents.size()), &reader,
+                                                 {.verify_checksum = options_.verify_checksum});
   if (!parsed.ok()) {
-    const std::string reason =
-        std::string("linebloom: ignoring a malformed filter block (")
-            .append(std::to_string(contents.size()))
-            .append(" bytes): ")
-            .append(parsed.message())
-            .append("; lookups it covers will read data blocks instead");
+    const std::string reason = std::string("linebloom: ignoring a malformed filter block (")
+                                   .append(std::to_string(contents.size()))
+                                   .append(" bytes): ")
+                                   .append(parsed.message())
+                                   .append("; lookups it covers will read data blocks instead");
     Diagnostics& d = *diagnostics_;
     d.num_malformed.fetch_add(1, std::memory_order_relaxed);
     std::shared_ptr<::rocksdb::Logger> logger;
@@ -260,8 +246,7 @@ std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bit
   return NewLinebloomFilterPolicy(options);
 }
 
-std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(
-    const LinebloomPolicyOptions& options) {
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(const LinebloomPolicyOptions& options) {
   return std::make_shared<LinebloomFilterPolicy>(options);
 }
 

@@ -18,9 +18,9 @@ namespace {
 // "linebloom" or "linebloom:<anything>": the suffix must be a number of bits
 // per key in [1, 100]. (The pattern takes any suffix so that a bad one
 // reaches this function and is reported, not just "could not load".)
-const ::rocksdb::FilterPolicy* NewPolicyFromUri(
-    const std::string& uri, std::unique_ptr<const ::rocksdb::FilterPolicy>* guard,
-    std::string* errmsg) {
+const ::rocksdb::FilterPolicy* NewPolicyFromUri(const std::string& uri,
+                                                std::unique_ptr<const ::rocksdb::FilterPolicy>* guard,
+                                                std::string* errmsg) {
   LinebloomPolicyOptions options;
   const size_t colon = uri.find(':');
   if (colon != std::string::npos) {

@@ -24,8 +24,8 @@ const char* FilterModeName(FilterMode mode);
 
 // Limits the writer enforces, so the reader can reject anything larger as
 // corrupt without allocating it.
-inline constexpr size_t kMaxKeySize = size_t{1} << 20;     // 1 MiB
-inline constexpr size_t kMaxValueSize = size_t{64} << 20;  // 64 MiB
+inline constexpr size_t kMaxKeySize = size_t{1} << 20;      // 1 MiB
+inline constexpr size_t kMaxValueSize = size_t{64} << 20;   // 64 MiB
 inline constexpr size_t kMaxBlockSize = size_t{256} << 20;  // target, 256 MiB
 
 struct TableWriterOptions {

@@ -30,8 +30,8 @@ class TableIterator;
 
 // What the index records about one data block.
 struct BlockInfo {
-  uint64_t offset = 0;     // of the stored block, trailer included
-  uint64_t size = 0;       // stored bytes, trailer included
+  uint64_t offset = 0;  // of the stored block, trailer included
+  uint64_t size = 0;    // stored bytes, trailer included
   uint64_t num_entries = 0;
   std::string_view last_key;
   // The block's filter bytes (per-block mode with a filter in use), else empty.

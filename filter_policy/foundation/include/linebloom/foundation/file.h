@@ -61,8 +61,7 @@ const char* IoModeName(IoMode mode);
 // Opens `path` for positional reads. kDirect on a filesystem without O_DIRECT
 // support (tmpfs, some overlay filesystems) returns NotSupported; callers may
 // fall back to kBuffered.
-Status OpenRandomAccessFile(const std::string& path, IoMode mode,
-                            std::unique_ptr<RandomAccessFile>* file);
+Status OpenRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file);
 
 enum class WriteBuffering {
   // Appends collect in a 64 KiB user-space buffer and reach the kernel in

@@ -30,12 +30,12 @@
 
 // On a function: the caller must hold the locks (exclusively / at least
 // shared), or must not hold them (the function takes them itself).
-#define LINEBLOOM_REQUIRES(...) LINEBLOOM_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
+#define LINEBLOOM_REQUIRES(...)        LINEBLOOM_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define LINEBLOOM_REQUIRES_SHARED(...) LINEBLOOM_THREAD_ANNOTATION(requires_shared_capability(__VA_ARGS__))
-#define LINEBLOOM_EXCLUDES(...) LINEBLOOM_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
+#define LINEBLOOM_EXCLUDES(...)        LINEBLOOM_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 
 // On a function: it takes or releases the lock (exclusively / shared).
-#define LINEBLOOM_ACQUIRE(...) LINEBLOOM_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
+#define LINEBLOOM_ACQUIRE(...)        LINEBLOOM_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define LINEBLOOM_ACQUIRE_SHARED(...) LINEBLOOM_THREAD_ANNOTATION(acquire_shared_capability(__VA_ARGS__))
-#define LINEBLOOM_RELEASE(...) LINEBLOOM_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
+#define LINEBLOOM_RELEASE(...)        LINEBLOOM_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
 #define LINEBLOOM_RELEASE_SHARED(...) LINEBLOOM_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))

@@ -33,8 +33,7 @@ class Env {
   virtual Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) = 0;
   // Opens an existing `path` for appending at its end.
   virtual Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) = 0;
-  virtual Status NewRandomAccessFile(const std::string& path, IoMode mode,
-                                     std::unique_ptr<RandomAccessFile>* file) = 0;
+  virtual Status NewRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file) = 0;
   // The whole file (NotFound if it does not exist).
   virtual Status ReadFileToString(const std::string& path, std::string* contents) = 0;
   virtual Status GetFileSize(const std::string& path, uint64_t* size) = 0;

@@ -64,8 +64,7 @@ class FaultInjectionEnv final : public Env {
 
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override;
   Status NewAppendableFile(const std::string& path, std::unique_ptr<WritableFile>* file) override;
-  Status NewRandomAccessFile(const std::string& path, IoMode mode,
-                             std::unique_ptr<RandomAccessFile>* file) override;
+  Status NewRandomAccessFile(const std::string& path, IoMode mode, std::unique_ptr<RandomAccessFile>* file) override;
   Status ReadFileToString(const std::string& path, std::string* contents) override;
   Status GetFileSize(const std::string& path, uint64_t* size) override;
   Status GetChildren(const std::string& dir, std::vector<std::string>* names) override;

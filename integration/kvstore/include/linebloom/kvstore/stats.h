@@ -21,16 +21,16 @@
 namespace linebloom::kvstore {
 
 struct LookupCounters {
-  uint64_t lookups = 0;                 // Gets that reached this run
-  uint64_t range_skips = 0;             // key outside [smallest, largest]
+  uint64_t lookups = 0;      // Gets that reached this run
+  uint64_t range_skips = 0;  // key outside [smallest, largest]
   uint64_t run_filter_checks = 0;
-  uint64_t run_filter_negatives = 0;    // the run was skipped by its filter
+  uint64_t run_filter_negatives = 0;  // the run was skipped by its filter
   uint64_t block_filter_checks = 0;
   uint64_t block_filter_negatives = 0;  // the block was skipped by its filter
   uint64_t block_reads = 0;             // data blocks read
   uint64_t bytes_read = 0;
-  uint64_t false_positives = 0;         // block read, key not in it
-  uint64_t hits = 0;                    // the key (value or tombstone) was found
+  uint64_t false_positives = 0;  // block read, key not in it
+  uint64_t hits = 0;             // the key (value or tombstone) was found
 
   // Block reads a filter made unnecessary: without filters each of these
   // lookups would have read one data block.

@@ -48,8 +48,7 @@ class PolicyFilter {
   // Reads a copy of `bytes` (a filter block's contents) with `policy`'s
   // reader. The copy comes from `allocator` when given (as RocksDB takes a
   // block's memory from the block cache's allocator), else from new[].
-  static PolicyFilter FromBytes(const ::rocksdb::FilterPolicy& policy,
-                                std::string_view bytes,
+  static PolicyFilter FromBytes(const ::rocksdb::FilterPolicy& policy, std::string_view bytes,
                                 std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr) {
     std::shared_ptr<char> owned;
     if (allocator) {
@@ -63,14 +62,11 @@ class PolicyFilter {
     return PolicyFilter(policy, std::move(owned), contents);
   }
 
-  bool MayMatch(std::string_view key) const {
-    return reader_->MayMatch(::rocksdb::Slice(key.data(), key.size()));
-  }
+  bool MayMatch(std::string_view key) const { return reader_->MayMatch(::rocksdb::Slice(key.data(), key.size())); }
 
   // answers[i] = MayMatch(keys[i]) through the reader's batched MayMatch
   // (the MultiGet path), in chunks so no memory is allocated.
-  void MayMatchBatch(std::span<const std::string_view> keys,
-                     std::span<bool> answers) const {
+  void MayMatchBatch(std::span<const std::string_view> keys, std::span<bool> answers) const {
     if (answers.size() != keys.size()) {
       throw std::invalid_argument("MayMatchBatch: keys and answers differ in size");
     }
@@ -99,11 +95,8 @@ class PolicyFilter {
  private:
   friend class PolicyFilterBuilder;
 
-  PolicyFilter(const ::rocksdb::FilterPolicy& policy,
-               std::shared_ptr<const char> buf, ::rocksdb::Slice contents)
-      : buf_(std::move(buf)),
-        contents_(contents),
-        reader_(policy.GetFilterBitsReader(contents_)) {
+  PolicyFilter(const ::rocksdb::FilterPolicy& policy, std::shared_ptr<const char> buf, ::rocksdb::Slice contents)
+      : buf_(std::move(buf)), contents_(contents), reader_(policy.GetFilterBitsReader(contents_)) {
     if (!reader_) {
       throw std::runtime_error("FilterPolicy::GetFilterBitsReader returned null");
     }
@@ -120,9 +113,7 @@ class PolicyFilter {
 // The policy must outlive the builder and the filters it makes.
 class PolicyFilterBuilder {
  public:
-  explicit PolicyFilterBuilder(const ::rocksdb::FilterPolicy& policy,
-                               int format_version = 5)
-      : policy_(&policy) {
+  explicit PolicyFilterBuilder(const ::rocksdb::FilterPolicy& policy, int format_version = 5) : policy_(&policy) {
     ::rocksdb::BlockBasedTableOptions table_options;
     table_options.format_version = static_cast<uint32_t>(format_version);
     ::rocksdb::FilterBuildingContext context(table_options);
@@ -132,13 +123,9 @@ class PolicyFilterBuilder {
     }
   }
 
-  void AddKey(std::string_view key) {
-    builder_->AddKey(::rocksdb::Slice(key.data(), key.size()));
-  }
+  void AddKey(std::string_view key) { builder_->AddKey(::rocksdb::Slice(key.data(), key.size())); }
   size_t EstimateEntriesAdded() { return builder_->EstimateEntriesAdded(); }
-  size_t ApproximateNumEntries(size_t bytes) {
-    return builder_->ApproximateNumEntries(bytes);
-  }
+  size_t ApproximateNumEntries(size_t bytes) { return builder_->ApproximateNumEntries(bytes); }
 
   // Finishes the filter (through the Status-reporting overload RocksDB uses)
   // and resets the builder. Throws if the builder reports an error.
@@ -159,8 +146,7 @@ class PolicyFilterBuilder {
 };
 
 // Convenience: one filter from `keys`.
-inline PolicyFilter BuildPolicyFilter(const ::rocksdb::FilterPolicy& policy,
-                                      std::span<const std::string_view> keys,
+inline PolicyFilter BuildPolicyFilter(const ::rocksdb::FilterPolicy& policy, std::span<const std::string_view> keys,
                                       int format_version = 5) {
   PolicyFilterBuilder builder(policy, format_version);
   for (std::string_view key : keys) {

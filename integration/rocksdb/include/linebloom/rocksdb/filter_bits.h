@@ -58,7 +58,8 @@
 #elif !LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(11, 9)
 #define LINEBLOOM_ROCKSDB_LAYOUT 3
 #else
-#error "linebloom: this RocksDB is newer than 11.8, the newest release whose FilterBitsBuilder layout is known. Compare its table/block_based/filter_policy_internal.h with integration/rocksdb/include/linebloom/rocksdb/filter_bits.h, extend the version checks there (see the comment at its top) and run filter_bits_layout_test."
+#error \
+    "linebloom: this RocksDB is newer than 11.8, the newest release whose FilterBitsBuilder layout is known. Compare its table/block_based/filter_policy_internal.h with integration/rocksdb/include/linebloom/rocksdb/filter_bits.h, extend the version checks there (see the comment at its top) and run filter_bits_layout_test."
 #endif
 
 #if LINEBLOOM_ROCKSDB_LAYOUT >= 2
@@ -115,9 +116,7 @@ class FilterBitsBuilder {
   }
 
   // Optional check of a just-built filter (detect_filter_construct_corruption).
-  virtual Status MaybePostVerify(const Slice& /*filter_content*/) {
-    return Status::OK();
-  }
+  virtual Status MaybePostVerify(const Slice& /*filter_content*/) { return Status::OK(); }
 
   // How many keys fit in a filter of `bytes` bytes (partitioned filters size
   // their partitions with it).

@@ -82,26 +82,22 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   const char* Name() const override { return kClassName(); }
   const char* CompatibilityName() const override { return kClassName(); }
 
-  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(
-      const ::rocksdb::FilterBuildingContext& context) const override;
-  ::rocksdb::FilterBitsReader* GetFilterBitsReader(
-      const ::rocksdb::Slice& contents) const override;
+  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(const ::rocksdb::FilterBuildingContext& context) const override;
+  ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override;
 
   // The filter a new SST described by `context` gets: bits_per_key and
   // num_probes, or with level_aware the bits (and best probes) of its level;
   // nullopt means no filter (GetBuilderWithContext returns nullptr). With
   // level_aware this also records the level in the policy's estimate of the
   // tree's shape, so call it only for files that are really being built.
-  std::optional<FilterOptions> FilterOptionsForNewFile(
-      const ::rocksdb::FilterBuildingContext& context) const;
+  std::optional<FilterOptions> FilterOptionsForNewFile(const ::rocksdb::FilterBuildingContext& context) const;
 
   // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
   // [0, 24] and size_ratio outside [1.5, 100], and a policy whose option
   // string had a bad value or an unknown option (see ConfigureOptions).
   // RocksDB calls it from DB::Open.
-  ::rocksdb::Status ValidateOptions(
-      const ::rocksdb::DBOptions& db_opts,
-      const ::rocksdb::ColumnFamilyOptions& cf_opts) const override;
+  ::rocksdb::Status ValidateOptions(const ::rocksdb::DBOptions& db_opts,
+                                    const ::rocksdb::ColumnFamilyOptions& cf_opts) const override;
 
   const LinebloomPolicyOptions& options() const { return options_; }
 
@@ -125,10 +121,9 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // remembers it: ValidateOptions, and so DB::Open, then fail with it.
   // Unknown options under ConfigOptions::ignore_unknown_options are only
   // warned about.
-  ::rocksdb::Status ConfigureOptions(
-      const ::rocksdb::ConfigOptions& config_options,
-      const std::unordered_map<std::string, std::string>& opts_map,
-      std::unordered_map<std::string, std::string>* unused) override;
+  ::rocksdb::Status ConfigureOptions(const ::rocksdb::ConfigOptions& config_options,
+                                     const std::unordered_map<std::string, std::string>& opts_map,
+                                     std::unordered_map<std::string, std::string>* unused) override;
 
  private:
   struct Diagnostics;  // logger, counters, warn-once flags
@@ -142,9 +137,7 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
 };
 
 // A policy with `bits_per_key` and default options otherwise.
-std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(
-    double bits_per_key = 10.0);
-std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(
-    const LinebloomPolicyOptions& options);
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key = 10.0);
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(const LinebloomPolicyOptions& options);
 
 }  // namespace linebloom::rocksdb_plugin
