@@ -8,8 +8,10 @@
 #   $CACHE/rocksdb-11.8.1-src    the extracted release, plugin/linebloom a
 #                                symlink to this folder of the checkout
 #   $CACHE/rocksdb-11.8.1-build  the CMake build (library and tools)
-# The first build of RocksDB takes about 45 minutes on 2 cores; later runs
-# recompile only the plugin's sources and RocksDB's build_version.cc.
+# The first build of RocksDB takes about 45 minutes on 2 cores, and adding
+# the plugin to a build made without it rebuilds everything once (its flags
+# land in flags.make, on which every object depends); later runs recompile
+# only changed plugin sources and RocksDB's build_version.cc.
 #
 # usage: integration/rocksdb/plugin/build_rocksdb_with_plugin.sh
 # env: LINEBLOOM_CACHE  (default ${XDG_CACHE_HOME:-$HOME/.cache}/linebloom)
