@@ -14,7 +14,6 @@
 
 #include "linebloom/rocksdb/registration.h"
 
-extern "C" int linebloom_register(ROCKSDB_NAMESPACE::ObjectLibrary& library,
-                                  const std::string& arg) {
+extern "C" int linebloom_register(ROCKSDB_NAMESPACE::ObjectLibrary& library, const std::string& arg) {
   return linebloom::rocksdb_plugin::RegisterLinebloom(library, arg);
 }
