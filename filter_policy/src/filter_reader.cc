@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <cassert>
 
-#include "block_probe.h"
-#include "key_hash.h"
+#include "filter_query.h"
 #include "kernel_state.h"
-#include "probe_avx2.h"
-#include "probe_avx512.h"
+#include "key_hash.h"
 #include "linebloom/filter_options.h"
 #include "trailer.h"
 
@@ -59,50 +57,36 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
 
 namespace {
 
-struct PortableProbe {
-  bool operator()(const unsigned char* block, uint32_t a, int k) const { return internal::AllProbesSet(block, a, k); }
-};
-
-// One query from its hash: locate the block, probe it with the kernel.
-template <typename Probe>
-__attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks, int num_probes,
-                                                     uint64_t hash, Probe probe) {
-  return probe(blocks + internal::BlockIndex(hash, num_blocks) * kFilterBlockBytes, internal::ProbeState(hash),
-               num_probes);
-}
-
-// A chunk of a batch whose blocks have been located and prefetched.
-constexpr size_t kChunk = 32;
-struct PrefetchedChunk {
-  const unsigned char* block[kChunk];
-  uint32_t state[kChunk];
-};
-
-template <typename Probe>
-__attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out,
-                                                      Probe probe) {
-  for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
-}
+using internal::PortableProbe;
+using internal::PrefetchedChunk;
+using internal::ProbeChunk;
+using internal::QueryHash;
 
 #if defined(__x86_64__)
-struct Avx2Probe {
-  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return internal::AllProbesSetAvx2(block, a, k);
-  }
-};
+using internal::Avx2OneRoundProbe;
+using internal::Avx2Probe;
+using internal::Avx512Probe;
 
+// One function per kernel that hashes and probes, so a query is one call
+// after the kernel switch.
 __attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks, size_t num_blocks,
                                                                   int num_probes, uint64_t hash) {
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
 }
 
-// Up to 8 probes (every filter up to ~14 bits/key) need one AVX2 round, so
-// that loop has no per-key round count to test.
-struct Avx2OneRoundProbe {
-  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return internal::FirstRoundSetAvx2(block, a, k);
-  }
-};
+__attribute__((target("avx2"), noinline, flatten)) bool MayContainLongKeyAvx2(const unsigned char* blocks,
+                                                                              size_t num_blocks, int num_probes,
+                                                                              uint32_t seed, std::string_view key) {
+  return QueryHash(blocks, num_blocks, num_probes, internal::HashKey(key, seed), Avx2Probe{});
+}
+
+// Short keys inline, longer ones by a tail call (key_hash.h, kShortKeyBytes).
+__attribute__((target("avx2"), noinline, flatten)) bool MayContainKeyAvx2(const unsigned char* blocks,
+                                                                          size_t num_blocks, int num_probes,
+                                                                          uint32_t seed, std::string_view key) {
+  if (key.size() > internal::kShortKeyBytes) return MayContainLongKeyAvx2(blocks, num_blocks, num_probes, seed, key);
+  return QueryHash(blocks, num_blocks, num_probes, internal::HashShortKey(key, seed), Avx2Probe{});
+}
 
 __attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                               bool* out) {
@@ -113,16 +97,25 @@ __attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedCh
   }
 }
 
-struct Avx512Probe {
-  internal::Avx512Lanes lanes;
-  __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
-    return internal::AllProbesSetAvx512(block, a, lanes);
-  }
-};
-
 __attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks, size_t num_blocks,
                                                                        int num_probes, uint64_t hash) {
   return QueryHash(blocks, num_blocks, num_probes, hash, Avx512Probe{internal::Avx512Lanes(num_probes)});
+}
+
+__attribute__((target("avx512f"), noinline, flatten)) bool MayContainLongKeyAvx512(const unsigned char* blocks,
+                                                                                   size_t num_blocks, int num_probes,
+                                                                                   uint32_t seed,
+                                                                                   std::string_view key) {
+  return QueryHash(blocks, num_blocks, num_probes, internal::HashKey(key, seed),
+                   Avx512Probe{internal::Avx512Lanes(num_probes)});
+}
+
+__attribute__((target("avx512f"), noinline, flatten)) bool MayContainKeyAvx512(const unsigned char* blocks,
+                                                                               size_t num_blocks, int num_probes,
+                                                                               uint32_t seed, std::string_view key) {
+  if (key.size() > internal::kShortKeyBytes) return MayContainLongKeyAvx512(blocks, num_blocks, num_probes, seed, key);
+  return QueryHash(blocks, num_blocks, num_probes, internal::HashShortKey(key, seed),
+                   Avx512Probe{internal::Avx512Lanes(num_probes)});
 }
 
 __attribute__((target("avx512f"), noinline)) void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n,
@@ -143,35 +136,6 @@ inline void ProbeChunkWithKernel(const PrefetchedChunk& chunk, size_t n, int num
   ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
 }
 
-// Answers n queries whose hashes hash_of(i) yields, software-pipelined in
-// chunks: chunk c + 1 is hashed, located and prefetched -- each block as
-// soon as its hash is known, so the misses start while later keys are still
-// being hashed -- before chunk c is probed. About 2 * kChunk misses are in
-// flight, and the probes of chunk c overlap the misses of chunk c + 1. The
-// hashing stays in baseline code; only the probing runs in the kernel.
-template <typename HashOf>
-__attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks,
-                                                          int num_probes, size_t n, bool* out, HashOf hash_of) {
-  PrefetchedChunk ring[2];
-  auto stage = [&](size_t start, PrefetchedChunk& chunk) {
-    const size_t end = std::min(n, start + kChunk);
-    for (size_t i = start; i < end; ++i) {
-      const uint64_t hash = hash_of(i);
-      chunk.block[i - start] = blocks + internal::BlockIndex(hash, num_blocks) * kFilterBlockBytes;
-      internal::PrefetchBlock(chunk.block[i - start]);
-      chunk.state[i - start] = internal::ProbeState(hash);
-    }
-  };
-  // Step c stages chunk c and probes chunk c - 1.
-  const size_t num_chunks = (n + kChunk - 1) / kChunk;
-  for (size_t c = 0; c <= num_chunks; ++c) {
-    if (c < num_chunks) stage(c * kChunk, ring[c & 1]);
-    if (c == 0) continue;
-    const size_t start = (c - 1) * kChunk;
-    ProbeChunkWithKernel(ring[(c - 1) & 1], std::min(kChunk, n - start), num_probes, out + start);
-  }
-}
-
 }  // namespace
 
 bool FilterReader::MayContainHash(uint64_t hash) const {
@@ -185,19 +149,34 @@ bool FilterReader::MayContainHash(uint64_t hash) const {
   return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
 }
 
-bool FilterReader::MayContain(std::string_view key) const { return MayContainHash(internal::HashKey(key, seed_)); }
+bool FilterReader::MayContain(std::string_view key) const {
+#if defined(__x86_64__)
+  switch (internal::CurrentKernel()) {
+    case Kernel::kAvx512: return MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kAvx2: return MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kPortable: break;
+  }
+#endif
+  return QueryHash(blocks_, num_blocks_, num_probes_, internal::HashKey(key, seed_), PortableProbe{});
+}
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
   assert(hashes.size() == out.size());
-  QueryPipelined(blocks_, num_blocks_, num_probes_, hashes.size(), out.data(), [&](size_t i) { return hashes[i]; });
+  const int k = num_probes_;
+  internal::QueryPipelined(
+      blocks_, num_blocks_, hashes.size(), out.data(), [&](size_t i) { return hashes[i]; },
+      [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
 }
 
 void FilterReader::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
   assert(keys.size() == out.size());
+  const int k = num_probes_;
   // The seed by value: read through `this` it would be reloaded for every
   // key, since the pipeline's stores might alias it.
-  QueryPipelined(blocks_, num_blocks_, num_probes_, keys.size(), out.data(),
-                 [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); });
+  internal::QueryPipelined(
+      blocks_, num_blocks_, keys.size(), out.data(),
+      [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); },
+      [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
 }
 
 }  // namespace linebloom

@@ -1,0 +1,106 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The query paths of a filter, inline and templated on the probe kernel, so
+// that a caller which picks its kernel once -- FilterReader per call,
+// RocksDB's reader per filter (integration/rocksdb) -- compiles hashing,
+// block location and probing into one function with no call between them.
+// Internal header.
+//
+// A Probe is a functor `bool(const unsigned char* block, uint32_t a, int k)`
+// answering "are all k probes of state a set in this block"; the ones below
+// wrap the kernels of block_probe.h, probe_avx2.h and probe_avx512.h.
+// Templates that inline a target-specific probe must be instantiated inside
+// a function compiled for that target (target("avx2") etc.).
+
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "block_probe.h"
+#include "key_hash.h"
+#include "linebloom/filter_format.h"
+#include "probe_avx2.h"
+#include "probe_avx512.h"
+
+namespace linebloom::internal {
+
+struct PortableProbe {
+  bool operator()(const unsigned char* block, uint32_t a, int k) const { return AllProbesSet(block, a, k); }
+};
+
+#if defined(__x86_64__)
+struct Avx2Probe {
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return AllProbesSetAvx2(block, a, k);
+  }
+};
+
+// Up to 8 probes (every filter up to ~14 bits/key) need one AVX2 round, so
+// a loop over such a filter has no per-key round count to test.
+struct Avx2OneRoundProbe {
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return FirstRoundSetAvx2(block, a, k);
+  }
+};
+
+struct Avx512Probe {
+  Avx512Lanes lanes;
+  __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
+    return AllProbesSetAvx512(block, a, lanes);
+  }
+};
+#endif
+
+// One query from its hash: locate the block, probe it.
+template <typename Probe>
+__attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks, size_t num_blocks, int num_probes,
+                                                     uint64_t hash, Probe probe) {
+  return probe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), num_probes);
+}
+
+// A chunk of a batch whose blocks have been located and prefetched.
+inline constexpr size_t kQueryChunk = 32;
+struct PrefetchedChunk {
+  const unsigned char* block[kQueryChunk];
+  uint32_t state[kQueryChunk];
+};
+
+template <typename Probe>
+__attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out,
+                                                      Probe probe) {
+  for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
+}
+
+// Answers n queries whose hashes hash_of(i) yields, software-pipelined in
+// chunks: chunk c + 1 is hashed, located and prefetched -- each block as
+// soon as its hash is known, so the misses start while later keys are still
+// being hashed -- before chunk c is probed by probe_chunk(chunk, n, out).
+// About 2 * kQueryChunk misses are in flight, and the probes of chunk c
+// overlap the misses of chunk c + 1.
+template <typename HashOf, typename ProbeChunkFn>
+__attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks, size_t n,
+                                                          bool* out, HashOf hash_of, ProbeChunkFn probe_chunk) {
+  PrefetchedChunk ring[2];
+  auto stage = [&](size_t start, PrefetchedChunk& chunk) {
+    const size_t end = std::min(n, start + kQueryChunk);
+    for (size_t i = start; i < end; ++i) {
+      const uint64_t hash = hash_of(i);
+      chunk.block[i - start] = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
+      PrefetchBlock(chunk.block[i - start]);
+      chunk.state[i - start] = ProbeState(hash);
+    }
+  };
+  // Step c stages chunk c and probes chunk c - 1.
+  const size_t num_chunks = (n + kQueryChunk - 1) / kQueryChunk;
+  for (size_t c = 0; c <= num_chunks; ++c) {
+    if (c < num_chunks) stage(c * kQueryChunk, ring[c & 1]);
+    if (c == 0) continue;
+    const size_t start = (c - 1) * kQueryChunk;
+    probe_chunk(ring[(c - 1) & 1], std::min(kQueryChunk, n - start), out + start);
+  }
+}
+
+}  // namespace linebloom::internal
