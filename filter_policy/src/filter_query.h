@@ -103,4 +103,63 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
   }
 }
 
+// Per kernel: one query of a key, and the probing of one prefetched chunk.
+// Short keys hash inline, longer ones reach a function of their own by a
+// tail call (key_hash.h, kShortKeyBytes), so the common path has no call and
+// no stack frame. `flatten` inlines XXH3 into the query: the compiler does
+// not inline it across the target boundary on its own.
+
+inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed,
+                                  std::string_view key) {
+  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), PortableProbe{});
+}
+
+inline void ProbeChunkPortable(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
+  ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"), noinline, flatten)) inline bool MayContainLongKeyAvx2(const unsigned char* blocks,
+                                                                                     size_t num_blocks, int num_probes,
+                                                                                     uint32_t seed,
+                                                                                     std::string_view key) {
+  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx2Probe{});
+}
+
+__attribute__((target("avx2"), flatten)) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
+                                                                       int num_probes, uint32_t seed,
+                                                                       std::string_view key) {
+  if (key.size() > kShortKeyBytes) return MayContainLongKeyAvx2(blocks, num_blocks, num_probes, seed, key);
+  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
+}
+
+__attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
+                                                           bool* out) {
+  if (num_probes <= 8) {
+    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe{});
+  } else {
+    ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
+  }
+}
+
+__attribute__((target("avx512f"), noinline, flatten)) inline bool MayContainLongKeyAvx512(const unsigned char* blocks,
+                                                                                          size_t num_blocks,
+                                                                                          int num_probes, uint32_t seed,
+                                                                                          std::string_view key) {
+  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
+}
+
+__attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(const unsigned char* blocks,
+                                                                            size_t num_blocks, int num_probes,
+                                                                            uint32_t seed, std::string_view key) {
+  if (key.size() > kShortKeyBytes) return MayContainLongKeyAvx512(blocks, num_blocks, num_probes, seed, key);
+  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
+}
+
+__attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,
+                                                                bool* out) {
+  ProbeChunk(chunk, n, num_probes, out, Avx512Probe{Avx512Lanes(num_probes)});
+}
+#endif
+
 }  // namespace linebloom::internal

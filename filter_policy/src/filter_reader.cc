@@ -57,83 +57,32 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
 
 namespace {
 
-using internal::PortableProbe;
 using internal::PrefetchedChunk;
-using internal::ProbeChunk;
-using internal::QueryHash;
 
 #if defined(__x86_64__)
-using internal::Avx2OneRoundProbe;
-using internal::Avx2Probe;
-using internal::Avx512Probe;
-
-// One function per kernel that hashes and probes, so a query is one call
-// after the kernel switch.
+// Out of line, so that MayContainHash is the kernel switch and one call.
 __attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned char* blocks, size_t num_blocks,
                                                                   int num_probes, uint64_t hash) {
-  return QueryHash(blocks, num_blocks, num_probes, hash, Avx2Probe{});
-}
-
-__attribute__((target("avx2"), noinline, flatten)) bool MayContainLongKeyAvx2(const unsigned char* blocks,
-                                                                              size_t num_blocks, int num_probes,
-                                                                              uint32_t seed, std::string_view key) {
-  return QueryHash(blocks, num_blocks, num_probes, internal::HashKey(key, seed), Avx2Probe{});
-}
-
-// Short keys inline, longer ones by a tail call (key_hash.h, kShortKeyBytes).
-__attribute__((target("avx2"), noinline, flatten)) bool MayContainKeyAvx2(const unsigned char* blocks,
-                                                                          size_t num_blocks, int num_probes,
-                                                                          uint32_t seed, std::string_view key) {
-  if (key.size() > internal::kShortKeyBytes) return MayContainLongKeyAvx2(blocks, num_blocks, num_probes, seed, key);
-  return QueryHash(blocks, num_blocks, num_probes, internal::HashShortKey(key, seed), Avx2Probe{});
-}
-
-__attribute__((target("avx2"), noinline)) void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
-                                                              bool* out) {
-  if (num_probes <= 8) {
-    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe{});
-  } else {
-    ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
-  }
+  return internal::QueryHash(blocks, num_blocks, num_probes, hash, internal::Avx2Probe{});
 }
 
 __attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks, size_t num_blocks,
                                                                        int num_probes, uint64_t hash) {
-  return QueryHash(blocks, num_blocks, num_probes, hash, Avx512Probe{internal::Avx512Lanes(num_probes)});
-}
-
-__attribute__((target("avx512f"), noinline, flatten)) bool MayContainLongKeyAvx512(const unsigned char* blocks,
-                                                                                   size_t num_blocks, int num_probes,
-                                                                                   uint32_t seed,
-                                                                                   std::string_view key) {
-  return QueryHash(blocks, num_blocks, num_probes, internal::HashKey(key, seed),
-                   Avx512Probe{internal::Avx512Lanes(num_probes)});
-}
-
-__attribute__((target("avx512f"), noinline, flatten)) bool MayContainKeyAvx512(const unsigned char* blocks,
-                                                                               size_t num_blocks, int num_probes,
-                                                                               uint32_t seed, std::string_view key) {
-  if (key.size() > internal::kShortKeyBytes) return MayContainLongKeyAvx512(blocks, num_blocks, num_probes, seed, key);
-  return QueryHash(blocks, num_blocks, num_probes, internal::HashShortKey(key, seed),
-                   Avx512Probe{internal::Avx512Lanes(num_probes)});
-}
-
-__attribute__((target("avx512f"), noinline)) void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n,
-                                                                   int num_probes, bool* out) {
-  ProbeChunk(chunk, n, num_probes, out, Avx512Probe{internal::Avx512Lanes(num_probes)});
+  return internal::QueryHash(blocks, num_blocks, num_probes, hash,
+                             internal::Avx512Probe{internal::Avx512Lanes(num_probes)});
 }
 #endif
 
 // Probes a staged chunk with the active kernel.
-inline void ProbeChunkWithKernel(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
+void ProbeChunkWithKernel(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
 #if defined(__x86_64__)
   switch (internal::CurrentKernel()) {
-    case Kernel::kAvx512: return ProbeChunkAvx512(chunk, n, num_probes, out);
-    case Kernel::kAvx2: return ProbeChunkAvx2(chunk, n, num_probes, out);
+    case Kernel::kAvx512: return internal::ProbeChunkAvx512(chunk, n, num_probes, out);
+    case Kernel::kAvx2: return internal::ProbeChunkAvx2(chunk, n, num_probes, out);
     case Kernel::kPortable: break;
   }
 #endif
-  ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
+  internal::ProbeChunkPortable(chunk, n, num_probes, out);
 }
 
 }  // namespace
@@ -146,18 +95,18 @@ bool FilterReader::MayContainHash(uint64_t hash) const {
     case Kernel::kPortable: break;
   }
 #endif
-  return QueryHash(blocks_, num_blocks_, num_probes_, hash, PortableProbe{});
+  return internal::QueryHash(blocks_, num_blocks_, num_probes_, hash, internal::PortableProbe{});
 }
 
 bool FilterReader::MayContain(std::string_view key) const {
 #if defined(__x86_64__)
   switch (internal::CurrentKernel()) {
-    case Kernel::kAvx512: return MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, key);
-    case Kernel::kAvx2: return MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kAvx512: return internal::MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kAvx2: return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
     case Kernel::kPortable: break;
   }
 #endif
-  return QueryHash(blocks_, num_blocks_, num_probes_, internal::HashKey(key, seed_), PortableProbe{});
+  return internal::MayContainKeyPortable(blocks_, num_blocks_, num_probes_, seed_, key);
 }
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {

@@ -2,31 +2,95 @@
 
 #include "bits_readers.h"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string_view>
+
+#include "filter_query.h"
+#include "linebloom/kernel.h"
 
 namespace linebloom::rocksdb_plugin {
 
 namespace {
+
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+using internal::PrefetchedChunk;
+
+// The filter's fields and the batch path, shared by the kernels' readers.
+// The simple form of the batch, which the pipeline below computes:
+//   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
+class KernelBitsReader : public ::rocksdb::FilterBitsReader {
+ public:
+  explicit KernelBitsReader(const FilterReader& reader)
+      : blocks_(reinterpret_cast<const unsigned char*>(reader.blocks().data())),
+        num_blocks_(reader.num_blocks()),
+        num_probes_(reader.num_probes()),
+        seed_(reader.seed()) {}
+
+ protected:
+  // Hashes straight from RocksDB's Slices: no key is copied.
+  template <typename ProbeChunkFn>
+  void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match, ProbeChunkFn probe_chunk) const {
+    const int k = num_probes_;
+    internal::QueryPipelined(
+        blocks_, num_blocks_, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
+        [keys, seed = seed_](size_t i) { return internal::HashKey(View(*keys[i]), seed); },
+        [k, probe_chunk](const PrefetchedChunk& chunk, size_t n, bool* out) { probe_chunk(chunk, n, k, out); });
+  }
+
+  const unsigned char* const blocks_;
+  const size_t num_blocks_;
+  const int num_probes_;
+  const uint32_t seed_;
+};
+
+class PortableBitsReader final : public KernelBitsReader {
+ public:
+  using KernelBitsReader::KernelBitsReader;
+  bool MayMatch(const ::rocksdb::Slice& key) override {
+    return internal::MayContainKeyPortable(blocks_, num_blocks_, num_probes_, seed_, View(key));
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkPortable);
+  }
+};
+
+#if defined(__x86_64__)
+class Avx2BitsReader final : public KernelBitsReader {
+ public:
+  using KernelBitsReader::KernelBitsReader;
+  __attribute__((target("avx2"), flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+    return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, View(key));
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx2);
+  }
+};
+
+class Avx512BitsReader final : public KernelBitsReader {
+ public:
+  using KernelBitsReader::KernelBitsReader;
+  __attribute__((target("avx512f"), flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+    return internal::MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, View(key));
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx512);
+  }
+};
+#endif
+
 }  // namespace
 
-bool LinebloomBitsReader::MayMatch(const ::rocksdb::Slice& key) { return reader_.MayContain(View(key)); }
-
-void LinebloomBitsReader::MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) {
-  // 32 is MultiGet's batch limit, so RocksDB's calls take one pass. The
-  // reader hashes each key and prefetches its block in the same step.
-  constexpr size_t kChunk = 32;
-  std::string_view views[kChunk];
-  const size_t total = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
-  for (size_t start = 0; start < total; start += kChunk) {
-    const size_t n = std::min(kChunk, total - start);
-    for (size_t i = 0; i < n; ++i) views[i] = View(*keys[start + i]);
-    reader_.MayContainBatch(std::span<const std::string_view>(views, n), std::span<bool>(may_match + start, n));
+::rocksdb::FilterBitsReader* NewLinebloomBitsReader(const FilterReader& reader) {
+#if defined(__x86_64__)
+  switch (ActiveKernel()) {
+    case Kernel::kAvx512: return new Avx512BitsReader(reader);
+    case Kernel::kAvx2: return new Avx2BitsReader(reader);
+    case Kernel::kPortable: break;
   }
+#endif
+  return new PortableBitsReader(reader);
 }
 
 }  // namespace linebloom::rocksdb_plugin

@@ -11,23 +11,17 @@
 
 namespace linebloom::rocksdb_plugin {
 
-// Queries a parsed filter. RocksDB keeps the filter bytes alive (in the block
-// cache or the table reader) for as long as it keeps this reader.
-class LinebloomBitsReader final : public ::rocksdb::FilterBitsReader {
- public:
-  explicit LinebloomBitsReader(const FilterReader& reader) : reader_(reader) {}
-
-  bool MayMatch(const ::rocksdb::Slice& key) override;
-
-  // MultiGet: hashes the keys into a stack array and lets the core reader
-  // prefetch every key's block before probing any, so the cache misses of a
-  // batch overlap instead of queueing. Any num_keys works (RocksDB passes at
-  // most 32); nothing is allocated.
-  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override;
-
- private:
-  FilterReader reader_;
-};
+// A reader of a parsed, non-empty filter, for RocksDB to own. It is bound to
+// the probe kernel active when it is made (linebloom/kernel.h), so a query
+// is RocksDB's virtual call and nothing else: hashing and probing are
+// compiled into the override. RocksDB keeps the filter bytes alive (in the
+// block cache or the table reader) for as long as it keeps the reader.
+//
+// MultiGet (MayMatch on num_keys keys) hashes each key and prefetches its
+// block before probing any, so the cache misses of a batch overlap instead
+// of queueing; any num_keys works (RocksDB passes at most 32) and nothing is
+// allocated.
+::rocksdb::FilterBitsReader* NewLinebloomBitsReader(const FilterReader& reader);
 
 // A filter built from zero keys: every answer is "no", without hashing.
 class EmptyFilterBitsReader final : public ::rocksdb::FilterBitsReader {

@@ -223,7 +223,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
   if (reader.num_blocks() == 0) {
     return new EmptyFilterBitsReader();
   }
-  return new LinebloomBitsReader(reader);
+  return NewLinebloomBitsReader(reader);
 }
 
 void LinebloomFilterPolicy::SetInfoLog(std::shared_ptr<::rocksdb::Logger> info_log) const {
