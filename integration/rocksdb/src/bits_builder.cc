@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "key_hash.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_format.h"
 #include "linebloom/filter_reader.h"
@@ -51,7 +52,12 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
   if (!repeat) Append(hash);
 }
 
-void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) { AddKeyHash(KeyHash(View(key), seed_)); }
+// Short keys are hashed inline (key_hash.h, kShortKeyBytes); `flatten`
+// makes the compiler inline XXH3's short path, which it would otherwise call.
+__attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
+  const std::string_view view = View(key);
+  AddKeyHash(view.size() <= internal::kShortKeyBytes ? internal::HashShortKey(view, seed_) : KeyHash(view, seed_));
+}
 
 // The alt is new the first time it is seen in this filter, unless it equals
 // this key or the previous one (a key that is its own prefix, whose hash is
