@@ -1,0 +1,90 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The plugin's readers are bound to the probe kernel active when RocksDB
+// asks for them, and hash short keys (up to 16 bytes) on a path of their own.
+// Every kernel's reader must answer exactly as linebloom's API reader does,
+// for keys of every length class XXH3 distinguishes, single and batched.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "linebloom/filter_reader.h"
+#include "linebloom/kernel.h"
+#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
+
+namespace linebloom::rocksdb_plugin {
+namespace {
+
+// Keys of 0 to 300 bytes: XXH3's paths are 0, 1-3, 4-8, 9-16, 17-128,
+// 129-240 and longer. `salt` makes the present and absent sets disjoint.
+std::vector<std::string> KeysOfEveryLength(char salt, size_t per_length) {
+  std::vector<std::string> keys;
+  for (size_t length = 0; length <= 300; length += (length < 20 ? 1 : 7)) {
+    for (size_t i = 0; i < per_length; ++i) {
+      std::string key(length, salt);
+      for (size_t b = 0; b < length; ++b) key[b] = static_cast<char>(salt + 31 * i + 7 * b + (i >> (b % 8)));
+      keys.push_back(std::move(key));
+    }
+  }
+  return keys;
+}
+
+class KernelRestorer {
+ public:
+  ~KernelRestorer() { ForceKernel(saved_); }
+
+ private:
+  Kernel saved_ = ActiveKernel();
+};
+
+TEST(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
+  KernelRestorer restore;
+  const auto present = KeysOfEveryLength('a', 40);
+  const auto absent = KeysOfEveryLength('q', 400);
+  std::vector<std::string_view> present_views(present.begin(), present.end());
+  std::vector<std::string_view> absent_views(absent.begin(), absent.end());
+  // Few bits per key, so absent keys give many positives to compare.
+  auto policy = NewLinebloomFilterPolicy(4);
+  const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
+  FilterReader api;
+  ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
+
+  size_t kernels_checked = 0;
+  size_t api_positives = 0;
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+    if (!ForceKernel(kernel)) continue;
+    ++kernels_checked;
+    // A reader made now is bound to this kernel.
+    const PolicyFilter filter = PolicyFilter::FromBytes(*policy, built.bytes());
+    for (std::string_view key : present_views) {
+      ASSERT_TRUE(filter.MayMatch(key)) << KernelName(kernel) << " lost a key of " << key.size() << " bytes";
+    }
+    std::unique_ptr<bool[]> batch(new bool[absent_views.size()]);
+    filter.MayMatchBatch(absent_views, std::span<bool>(batch.get(), absent_views.size()));
+    api_positives = 0;
+    for (size_t i = 0; i < absent_views.size(); ++i) {
+      const bool expected = api.MayContain(absent_views[i]);
+      api_positives += expected;
+      ASSERT_EQ(filter.MayMatch(absent_views[i]), expected)
+          << KernelName(kernel) << ", single, key of " << absent_views[i].size() << " bytes";
+      ASSERT_EQ(batch[i], expected) << KernelName(kernel) << ", batch, key of " << absent_views[i].size() << " bytes";
+    }
+    std::unique_ptr<bool[]> present_batch(new bool[present_views.size()]);
+    filter.MayMatchBatch(present_views, std::span<bool>(present_batch.get(), present_views.size()));
+    for (size_t i = 0; i < present_views.size(); ++i) ASSERT_TRUE(present_batch[i]) << KernelName(kernel);
+  }
+  EXPECT_GE(kernels_checked, 1u);
+  // The comparison has positives and negatives to compare.
+  EXPECT_GT(api_positives, absent.size() / 100);
+  EXPECT_LT(api_positives, absent.size() / 2);
+}
+
+}  // namespace
+}  // namespace linebloom::rocksdb_plugin
