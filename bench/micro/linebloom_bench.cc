@@ -20,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -211,6 +212,10 @@ int main(int argc, char** argv) {
   app.add_option("--key_length", config.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
   app.add_option("--json", json_path, "also write the ratio table as JSON to this file");
   app.add_flag("--smoke", smoke, "tiny sizes and short runs (for CI)");
+  bool reverse_order = false;
+  app.add_flag("--reverse_order", reverse_order,
+               "register the filters of each size in reverse order (run_targets.sh alternates runs with it, so no "
+               "filter always runs first or last)");
   app.add_flag("--filter_memory_allocator", config.filter_memory_allocator,
                "hold the RocksDB policies' filters in memory from linebloom's block-cache allocator "
                "(NewFilterMemoryAllocator: 64-byte aligned, huge pages) instead of new[]");
@@ -248,21 +253,35 @@ int main(int argc, char** argv) {
 
   RatioReport report(kBuiltinName, BuiltinLabel(), "memory");
   for (double size_mb : config.sizes_mb) {
-    RegisterFilter<CoreFilter>(
-        "linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
-    RegisterFilter<PolicyBackedFilter>(
-        "linebloom-plugin", [=] { return std::make_unique<PolicyBackedFilter>(plugin, 5, allocator); }, config, size_mb,
-        report);
-    RegisterFilter<PolicyBackedFilter>(
-        kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); }, config, size_mb,
-        report);
-    RegisterFilter<PolicyBackedFilter>(
-        "rocksdb-legacy-bloom", [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); }, config,
-        size_mb, report);
-    RegisterFilter<PolicyBackedFilter>(
-        "rocksdb-ribbon", [=] { return std::make_unique<PolicyBackedFilter>(ribbon, 5, allocator); }, config, size_mb,
-        report);
-    RegisterMemoryBaseline(config, size_mb);
+    std::vector<std::function<void()>> registrations = {
+        [&] {
+          RegisterFilter<CoreFilter>(
+              "linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
+        },
+        [&] {
+          RegisterFilter<PolicyBackedFilter>(
+              "linebloom-plugin", [=] { return std::make_unique<PolicyBackedFilter>(plugin, 5, allocator); }, config,
+              size_mb, report);
+        },
+        [&] {
+          RegisterFilter<PolicyBackedFilter>(
+              kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); }, config,
+              size_mb, report);
+        },
+        [&] {
+          RegisterFilter<PolicyBackedFilter>(
+              "rocksdb-legacy-bloom", [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); },
+              config, size_mb, report);
+        },
+        [&] {
+          RegisterFilter<PolicyBackedFilter>(
+              "rocksdb-ribbon", [=] { return std::make_unique<PolicyBackedFilter>(ribbon, 5, allocator); }, config,
+              size_mb, report);
+        },
+        [&] { RegisterMemoryBaseline(config, size_mb); },
+    };
+    if (reverse_order) std::reverse(registrations.begin(), registrations.end());
+    for (const auto& register_one : registrations) register_one();
   }
 
   std::printf("kernel: %s, %zu-byte keys, %.1f bits/key; %s = %s\n", linebloom::KernelName(linebloom::ActiveKernel()),
