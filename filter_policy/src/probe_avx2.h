@@ -56,18 +56,45 @@ __attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i 
   return _mm256_testc_si256(word, mask);
 }
 
-// Probes 0..7 of a block: all of them when num_probes <= 8.
+// Filters of up to 8 probes take one round, and for them the lane mask is
+// not needed: kOneRoundPowers.value[k] holds M^j in lane j < k and M^0 in
+// the lanes past the last probe, which therefore test probe 0 again -- a bit
+// the key needs anyway. The table has internal linkage (static) so that
+// position-independent code addresses it directly, not through the GOT.
+struct OneRoundPowers {
+  alignas(32) uint32_t value[9][8];
+  constexpr OneRoundPowers() : value() {
+    for (int k = 0; k <= 8; ++k) {
+      for (int j = 0; j < 8; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
+    }
+  }
+};
+static constexpr OneRoundPowers kOneRoundPowers{};
+
+// All probes of a block when num_probes <= 8: RoundSet's round 0 without the
+// lane mask, and with the shifts read off the product x = a * M^j directly.
+// The probe's bit is x >> 23 (9 bits), so its word index (bit >> 5) is
+// x >> 28, whose bit 3 -- the half of the block -- is x's sign bit, which is
+// what blendv reads; and the bit in the word (bit & 31) is (x << 4) >> 27.
 __attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  return RoundSet(low_words, high_words, _mm256_set1_epi32(static_cast<int>(a)), 0, num_probes);
+  const __m256i powers = _mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[num_probes]));
+  const __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(a)), powers);
+  const __m256i word_index = _mm256_srli_epi32(x, 28);
+  const __m256i word = _mm256_castps_si256(_mm256_blendv_ps(
+      _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
+      _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), _mm256_castsi256_ps(x)));
+  const __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(x, 4), 27));
+  return _mm256_testc_si256(word, mask);
 }
 
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  const __m256i state = _mm256_set1_epi32(static_cast<int>(a));
   // Up to 8 probes (every filter up to ~14 bits/key) take one round.
+  if (num_probes <= 8) return FirstRoundSetAvx2(block, a, num_probes);
+  const __m256i state = _mm256_set1_epi32(static_cast<int>(a));
   if (!RoundSet(low_words, high_words, state, 0, num_probes)) return false;
   for (int round = 1; round * 8 < num_probes; ++round) {
     if (!RoundSet(low_words, high_words, state, round, num_probes)) return false;
