@@ -265,13 +265,13 @@ int main(int argc, char** argv) {
         },
         [&] {
           RegisterFilter<PolicyBackedFilter>(
-              kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); }, config,
-              size_mb, report);
+              kBuiltinName, [=] { return std::make_unique<PolicyBackedFilter>(bloom, 5, allocator); }, config, size_mb,
+              report);
         },
         [&] {
           RegisterFilter<PolicyBackedFilter>(
-              "rocksdb-legacy-bloom", [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); },
-              config, size_mb, report);
+              "rocksdb-legacy-bloom", [=] { return std::make_unique<PolicyBackedFilter>(bloom, 4, allocator); }, config,
+              size_mb, report);
         },
         [&] {
           RegisterFilter<PolicyBackedFilter>(
