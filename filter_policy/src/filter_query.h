@@ -104,10 +104,9 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
 }
 
 // Per kernel: one query of a key, and the probing of one prefetched chunk.
-// Short keys hash inline, longer ones reach a function of their own by a
-// tail call (key_hash.h, kShortKeyBytes), so the common path has no call and
-// no stack frame. `flatten` inlines XXH3 into the query: the compiler does
-// not inline it across the target boundary on its own.
+// Keys of 9 to 16 bytes hash inline, others reach a function of their own
+// by a tail call (key_hash.h, IsShortKey), so the common path makes no call. `flatten` inlines XXH3 into the query: the
+// compiler does not inline it across the target boundary on its own.
 
 inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed,
                                   std::string_view key) {
@@ -119,17 +118,17 @@ inline void ProbeChunkPortable(const PrefetchedChunk& chunk, size_t n, int num_p
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2"), noinline, flatten)) inline bool MayContainLongKeyAvx2(const unsigned char* blocks,
-                                                                                     size_t num_blocks, int num_probes,
-                                                                                     uint32_t seed,
-                                                                                     std::string_view key) {
+__attribute__((target("avx2"), noinline, flatten)) inline bool MayContainOtherKeyAvx2(const unsigned char* blocks,
+                                                                                      size_t num_blocks, int num_probes,
+                                                                                      uint32_t seed,
+                                                                                      std::string_view key) {
   return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx2Probe{});
 }
 
 __attribute__((target("avx2"), flatten)) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
                                                                        int num_probes, uint32_t seed,
                                                                        std::string_view key) {
-  if (key.size() > kShortKeyBytes) return MayContainLongKeyAvx2(blocks, num_blocks, num_probes, seed, key);
+  if (!IsShortKey(key.size())) return MayContainOtherKeyAvx2(blocks, num_blocks, num_probes, seed, key);
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
 }
 
@@ -142,17 +141,15 @@ __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk
   }
 }
 
-__attribute__((target("avx512f"), noinline, flatten)) inline bool MayContainLongKeyAvx512(const unsigned char* blocks,
-                                                                                          size_t num_blocks,
-                                                                                          int num_probes, uint32_t seed,
-                                                                                          std::string_view key) {
+__attribute__((target("avx512f"), noinline, flatten)) inline bool MayContainOtherKeyAvx512(
+    const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed, std::string_view key) {
   return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
 }
 
 __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(const unsigned char* blocks,
                                                                             size_t num_blocks, int num_probes,
                                                                             uint32_t seed, std::string_view key) {
-  if (key.size() > kShortKeyBytes) return MayContainLongKeyAvx512(blocks, num_blocks, num_probes, seed, key);
+  if (!IsShortKey(key.size())) return MayContainOtherKeyAvx512(blocks, num_blocks, num_probes, seed, key);
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
 }
 

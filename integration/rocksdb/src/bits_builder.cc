@@ -52,11 +52,12 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
   if (!repeat) Append(hash);
 }
 
-// Short keys are hashed inline (key_hash.h, kShortKeyBytes); `flatten`
-// makes the compiler inline XXH3's short path, which it would otherwise call.
+// Keys of 9 to 16 bytes are hashed inline (key_hash.h, IsShortKey);
+// `flatten` makes the compiler inline XXH3's path for them, which it would
+// otherwise call.
 __attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
   const std::string_view view = View(key);
-  AddKeyHash(view.size() <= internal::kShortKeyBytes ? internal::HashShortKey(view, seed_) : KeyHash(view, seed_));
+  AddKeyHash(internal::IsShortKey(view.size()) ? internal::HashShortKey(view, seed_) : KeyHash(view, seed_));
 }
 
 // The alt is new the first time it is seen in this filter, unless it equals
