@@ -13,7 +13,7 @@ import statistics
 import sys
 
 OPS = [("build", "build ns/key"), ("neg", "single negative query"), ("batch32", "negative batch of 32, per key")]
-FILTERS = [("linebloom-plugin", "plugin (RocksDB's calls, heap buffer)"), ("linebloom", "API (custom engine)")]
+FILTERS = [("linebloom-plugin", "plugin, through RocksDB's calls"), ("linebloom", "API (custom engine)")]
 
 
 def main():

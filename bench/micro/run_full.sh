@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The full benchmark behind BENCHMARKS.md: builds, runs linebloom-bench at
 # 1, 16 and 128 MiB (about 10 minutes; needs ~8 GB of RAM), the main rows
-# again as medians of 5 repetitions (about 10 more), a false-positive
-# sweep over bits/key, and draws the plots into docs/bench/.
+# again as medians of 5 alternating runs (run_targets.sh, about 5 more), a
+# false-positive sweep over bits/key, and draws the plots into docs/bench/.
 #   bench/micro/run_full.sh [extra linebloom-bench flags]
 # Its ratios are against the built-in of the RocksDB the default build links
 # (Debian's 7.8.3, portable); bench/micro/run_rocksdb11.sh runs the same
@@ -18,11 +18,8 @@ bench="$build/bench/micro/linebloom-bench"
 out="$root/docs/bench"
 mkdir -p "$out/fpr_sweep"
 "$bench" --sizes_mb 1,16,128 --json "$out/sizes.json" "$@" | tee "$out/sizes.txt"
-# The API, plugin and built-in rows again, as medians of 5 repetitions
-# (memory timings on a shared VM move by tens of % between runs).
-"$bench" --sizes_mb 1,16,128 --benchmark_repetitions=5 --json "$out/targets.json" "$@" \
-  --benchmark_filter='(build|neg|batch32|batch128)/(linebloom|linebloom-plugin|rocksdb-bloom)/|memory' |
-  tee "$out/targets.txt"
+# The API, plugin and built-in rows as medians of 5 alternating runs.
+"$root/bench/micro/run_targets.sh" "$build" "$out/targets-7.8.3" "$@"
 for bits in 6 8 10 12 16 20; do
   "$bench" --sizes_mb 4 --bits_per_key "$bits" --benchmark_filter='^build/(linebloom|rocksdb-bloom)/' \
     --json "$out/fpr_sweep/fpr_$bits.json" >/dev/null
