@@ -27,7 +27,8 @@ if [ "${1:-}" = --compile ]; then
   flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -fno-rtti -Wsign-compare -Wshadow
          -Wno-unused-parameter -Woverloaded-virtual -Wnon-virtual-dtor
          -I "$set/include" -I "$root/integration/rocksdb/include"
-         -I "$root/integration/rocksdb/src" -I "$root/filter_policy/include" -I "$root/filter_policy/foundation/include")
+         -I "$root/integration/rocksdb/src" -I "$root/filter_policy/include" -I "$root/filter_policy/src"
+         -I "$root/filter_policy/foundation/include")
   [ "$mode" = internal ] && flags+=(-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER -I "$set")
   case $src in
     *.h) file=(-x c++ -); input="#include \"$src\"" ;;
