@@ -446,7 +446,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     const int rounds = cache_aware ? kCheIterations : 1;
     for (int round = 0; round < rounds; ++round) {
       for (size_t run = 0; run < num_runs; ++run) {
-        p.weights[run] = std::max(coverage[run] * miss[run], kStableMinWeight * coverage[run]);
+        p.weights[run] = coverage[run] * std::max(miss[run], kMinMissProbability);
       }
       const double largest = *std::max_element(p.weights.begin(), p.weights.end());
       std::vector<double> normalized(p.weights);
