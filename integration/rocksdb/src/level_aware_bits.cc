@@ -521,8 +521,14 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       builtin += static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
     }
   }
+  // L0's files overlap, so none is recorded; the books count the model's
+  // L0 run (as large as the shallowest level once L0 files were built) as
+  // one file at L0's bits against the built-in's bytes for it: an
+  // over-estimate of a small L0, so its high bits never push the tree over.
+  const auto l0_keys = entries[0] > 0 ? n[0] : 0;
+  if (l0_keys > 0) builtin += static_cast<double>(BuiltinFilterBytes(l0_keys, average_bits_per_key_));
   auto real_bytes = [&](const std::vector<double>& bits) {
-    double sum = 0;
+    double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;
     for (const auto& [level, files] : cf.live) {
       if (level < s || level > d) continue;
       const double b = bits[static_cast<size_t>(1 + level - s)];
