@@ -37,6 +37,32 @@
 #        WORKDIR, re-read the SSTs' properties and print the report
 #        LEVEL_BOUND (linebloom-level-bound; default: the one built next to
 #        the plugin, build/bench/rocksdb/): scores each tree, see the end
+#        WRITE_BUFFER (bytes, default 65536), TARGET_FILE (default
+#        WRITE_BUFFER), LEVEL_BASE (max_bytes_for_level_base, default
+#        4 * WRITE_BUFFER): the tree's geometry; scale them together with
+#        the data so the tree keeps L0 plus four or more levels
+#
+# The end-to-end mode (what bench/rocksdb/e2e_direct.sh sets): the reads
+# run with data blocks on storage, so a false positive costs a read.
+#        DIRECT_READS=1: the reading OPTIONS get use_direct_reads=true (no
+#        page cache under the block cache) and max_open_files=-1 (every
+#        table reader, and with it every filter and index, stays in memory;
+#        cache_index_and_filter_blocks=false keeps them out of the block
+#        cache, so data blocks cannot evict them). The fill and the
+#        refilter do not use direct I/O.
+#        CACHE_MB: block cache size for the reads (db_bench --cache_size,
+#        LRU cache on every version; default: db_bench's own default)
+#        BENCHES (default readmissing): readmissing and/or multireadrandom
+#        (batched MultiGet of MULTIGET_BATCH keys, default 32, with
+#        --key_size 17 against the fill's 16-byte keys: every key is absent,
+#        sorting right after a written one, like readmissing's keys)
+#        REPEATS (default 1): runs per benchmark and configuration,
+#        alternating configurations run by run (the starting configuration
+#        rotates), with the same seed for every configuration within a
+#        repetition; the report gives medians of ops/s and counters pooled
+#        over the runs. The counters come from --statistics minus those of
+#        a run that only opens the DB (its table reads), so they count the
+#        lookups' own reads.
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
@@ -72,6 +98,17 @@ else
   compression_line="compression=kNoCompression"
   ratio_flag=--compression_ratio=0.5
 fi
+write_buffer=${WRITE_BUFFER:-65536}
+target_file=${TARGET_FILE:-$write_buffer}
+level_base=${LEVEL_BASE:-$((4 * write_buffer))}
+direct_reads=${DIRECT_READS:-0}
+cache_mb=${CACHE_MB:-}
+benches=${BENCHES:-readmissing}
+repeats=${REPEATS:-1}
+multiget_batch=${MULTIGET_BATCH:-32}
+for b in $benches; do
+  case $b in readmissing | multireadrandom) ;; *) echo "BENCHES: readmissing and/or multireadrandom" >&2; exit 2 ;; esac
+done
 mkdir -p "$work"
 
 policy_of() {
@@ -88,7 +125,14 @@ policy_of() {
 # they only read the refiltered tree (its files' sizes changed with their
 # filters, which must not make readmissing's DB::Open compact anything);
 # the shared fill uses fill.OPTIONS (the built-in's, compactions on).
-write_options() {  # config file [disable_auto_compactions]
+# DIRECT_READS=1 adds the reading options to the "-read" files (see above).
+write_options() {  # config file [disable_auto_compactions [direct_reads]]
+  if [ "${4:-0}" = 1 ]; then
+    direct_lines="use_direct_reads=true
+  max_open_files=-1"
+  else
+    direct_lines="max_open_files=-1"
+  fi
   cat >"$2" <<EOF
 [Version]
   rocksdb_version=7.8.3
@@ -96,11 +140,12 @@ write_options() {  # config file [disable_auto_compactions]
 [DBOptions]
   create_if_missing=true
   max_background_jobs=2
+  $direct_lines
 [CFOptions "default"]
   num_levels=7
-  write_buffer_size=65536
-  target_file_size_base=65536
-  max_bytes_for_level_base=262144
+  write_buffer_size=$write_buffer
+  target_file_size_base=$target_file
+  max_bytes_for_level_base=$level_base
   max_bytes_for_level_multiplier=10
   level_compaction_dynamic_level_bytes=true
   level0_file_num_compaction_trigger=$l0_trigger
@@ -120,6 +165,22 @@ run() {  # config benchmarks extra-args...  (config "fill": the shared fill)
   LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$config" --options_file="$work/$config.OPTIONS" \
     --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size" \
     --threads=1 --statistics "$ratio_flag" "$@"
+}
+
+# The reads: the "-read" OPTIONS file and the block cache of CACHE_MB.
+cache_flags=""
+[ -z "$cache_mb" ] || cache_flags="--cache_type=lru_cache --cache_size=$((cache_mb * 1048576))"
+run_read() {  # config benchmark seed
+  case $2 in
+    readmissing) bench_flags="" ;;
+    multireadrandom) bench_flags="--key_size=17 --multiread_batched=true --batch_size=$multiget_batch" ;;
+    levelstats) bench_flags="" ;;
+  esac
+  # shellcheck disable=SC2086  # flag lists
+  LD_PRELOAD="$plugin" "$db_bench" --db="$work/db-$1" --options_file="$work/$1-read.OPTIONS" \
+    --benchmarks="$2" --num="$num" --key_size=16 --value_size="$value_size" \
+    --threads=1 --statistics "$ratio_flag" --use_existing_db=1 --reads="$reads" --seed="$3" \
+    --perf_level=2 $cache_flags $bench_flags
 }
 
 # level files filter_entries filter_bytes, one line per live SST.
@@ -163,23 +224,58 @@ for config in $configs; do
   start=$(date +%s)
   if [ "$same_tree" = 1 ]; then
     write_options "$config" "$work/$config.OPTIONS" true
+    write_options "$config" "$work/$config-read.OPTIONS" true "$direct_reads"
     cp -a "$work/db-fill" "$work/db-$config"
+    # Only a level-aware policy learns from earlier passes; the others
+    # build the same filter every time, so one pass rewrites them all.
+    config_passes=$passes
+    [ "$config" = level_aware ] || config_passes=1
     # Exits non-zero (and so stops this script) if any level's entries changed.
-    "$refilter" --db="$work/db-$config" --options="$work/$config.OPTIONS" --passes="$passes" \
+    "$refilter" --db="$work/db-$config" --options="$work/$config.OPTIONS" --passes="$config_passes" \
       >"$work/refilter-$config.out" 2>&1 || { cat "$work/refilter-$config.out" >&2; exit 1; }
     cp "$work/fill.out" "$work/fill-$config.out"
     echo "refiltered $config in $(( $(date +%s) - start )) s" >&2
   else
     write_options "$config" "$work/$config.OPTIONS"
+    write_options "$config" "$work/$config-read.OPTIONS" false "$direct_reads"
     echo "filling $config ($num keys)..." >&2
     run "$config" "$fill_benchmarks" --seed="$fill_seed" >"$work/fill-$config.out" 2>&1
     echo "  filled in $(( $(date +%s) - start )) s" >&2
   fi
-  # perf_level=2: RocksDB's perf context counts filter answers per level.
-  run "$config" readmissing --use_existing_db=1 --reads="$reads" --seed=2 --perf_level=2 \
-    >"$work/read-$config.out" 2>&1
   filter_properties "$config" >"$work/filters-$config.txt"
+  # What opening the DB alone costs in the counters (the table readers'
+  # reads of footers, indexes and filters); subtracted from every run.
+  run_read "$config" levelstats 1 >"$work/open-$config.out" 2>&1
 done
+
+# The reads, alternating configurations run by run. perf_level=2: RocksDB's
+# perf context counts filter answers and block cache hits/misses per level.
+if [ "${REPORT_ONLY:-0}" != 1 ]; then
+  r=1
+  while [ "$r" -le "$repeats" ]; do
+    # Rotate the starting configuration, so no configuration always runs
+    # right after the same other one.
+    # shellcheck disable=SC2086  # a list
+    set -- $configs
+    k=$(((r - 1) % $#))
+    while [ "$k" -gt 0 ]; do first=$1; shift; set -- "$@" "$first"; k=$((k - 1)); done
+    for bench in $benches; do
+      for config in "$@"; do
+        run_read "$config" "$bench" $((1 + r)) >"$work/$bench-$config-$r.out" 2>&1 ||
+          { tail -n 20 "$work/$bench-$config-$r.out" >&2; exit 1; }
+        echo "  $bench $config run $r: $(awk -v b="$bench" '$1 == b { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") print $i }' \
+          "$work/$bench-$config-$r.out") ops/s" >&2
+      done
+    done
+    r=$((r + 1))
+  done
+  # The per-level and totals tables below read the first readmissing run
+  # (or the first run of the first benchmark).
+  first_bench=readmissing
+  # shellcheck disable=SC2086  # a list
+  case " $benches " in *" readmissing "*) ;; *) set -- $benches; first_bench=$1 ;; esac
+  for config in $configs; do cp "$work/$first_bench-$config-1.out" "$work/read-$config.out"; done
+fi
 
 # Every live SST must have been read (the report sums their filters).
 for config in $configs; do
@@ -192,15 +288,19 @@ done
 
 # "level useful positive", from the perf context's per-level filter counts
 # ("bloom_filter_useful = 197062@level0, 26885@level4, ...").
-per_level_counts() {  # read-output
+# "level useful positive cache_hits cache_misses", from the perf context's
+# per-level counts ("bloom_filter_useful = 197062@level0, 26885@level4,
+# ..."), summed over the given outputs.
+per_level_counts() {  # read-output...
   awk '/bloom_filter_useful = / {
          m = split($0, tok, ", ")
          for (i = 1; i <= m; i++) {
            t = tok[i]
            if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
-           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] = a[1]; lv[a[2]] = 1 }
+           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] += a[1]; lv[a[2]] = 1 }
          } }
-       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' "$1"
+       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0,
+                                n["block_cache_hit_count", l] + 0, n["block_cache_miss_count", l] + 0 }' "$@"
 }
 
 echo
@@ -289,7 +389,7 @@ fi
 echo
 if [ "$same_tree" = 1 ]; then
   echo "LSM shape (level:files), from db_bench levelstats after the shared fill (seed $fill_seed;"
-  echo "every configuration's copy refiltered in $passes pass(es), entries per level checked):"
+  echo "every configuration's copy refiltered, level_aware in $passes pass(es), entries per level checked):"
 else
   echo "LSM shapes (level:files), from db_bench levelstats after the fill (seed $fill_seed):"
 fi
@@ -298,3 +398,111 @@ for config in $configs; do
   awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 }
        END { print "" }' "$work/fill-$config.out"
 done
+
+# The end-to-end tables: every run of every benchmark. Per configuration,
+# the median ops/s of its runs and, pooled over them, RocksDB's counters per
+# lookup, each run's minus those of the open-only run (open-CONFIG.out):
+#   useful, positive, true_pos  rocksdb.bloom.filter.{useful,full.positive,
+#                               full.true.positive}: filter answers; every
+#                               key is absent, so positive - true_pos are
+#                               the false positives
+#   data_miss, data_hit         rocksdb.block.cache.data.{miss,hit}: a miss
+#                               is a data block read from storage (direct
+#                               reads: no page cache in between)
+#   last_rd, upper_rd           rocksdb.{last,non.last}.level.read.count:
+#                               file reads at the last level (L6) / above
+#   read_us                     rocksdb.sst.read.micros SUM / COUNT
+#   p50_us, p99_us              its percentiles; they include the open's
+#                               reads (larger: footers, indexes, filters),
+#                               which cannot be taken out of a histogram
+# Opening reads every table's footer, index and filter; how many reads that
+# takes can vary a little between opens (RocksDB 7's tail prefetch size
+# adapts to the files opened before), so last_rd/upper_rd/read_us are exact
+# only up to that; data_miss/data_hit and the filter counters are exact
+# (opening does not touch the block cache).
+summarize_runs() {  # bench config: one line of medians and pooled counters
+  awk -v bench="$1" -v config="$2" -v reads="$reads" -v open_file="$work/open-$2.out" '
+    function median(list,   a, m, i, j, t) {
+      m = split(substr(list, 2), a, " ")
+      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+    }
+    FNR == 1 { is_open = FILENAME == open_file; if (!is_open) runs++ }
+    !is_open && $1 == bench { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") ops = ops " " $i }
+    $2 == "COUNT" && $3 == ":" {
+      name = substr($1, 9)
+      if (is_open) open[name] = $4; else sum[name] += $4
+    }
+    $1 == "rocksdb.sst.read.micros" {
+      for (i = 2; i < NF; i += 3) v[$i] = $(i + 2)
+      if (is_open) { oc = v["COUNT"]; os = v["SUM"] }
+      else { c += v["COUNT"]; s += v["SUM"]; p50 = p50 " " v["P50"]; p99 = p99 " " v["P99"] }
+    }
+    END {
+      n = runs * reads
+      for (k in sum) sum[k] -= runs * open[k]
+      rc = c - runs * oc; rs = s - runs * os
+      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %.1f %.0f %.0f\n", bench, config, runs, median(ops),
+             sum["bloom.filter.useful"] / n, sum["bloom.filter.full.positive"] / n,
+             sum["bloom.filter.full.true.positive"] / n, sum["block.cache.data.miss"] / n,
+             sum["block.cache.data.hit"] / n, sum["last.level.read.count"] / n,
+             sum["non.last.level.read.count"] / n, (rc > 0 ? rs / rc : 0), median(p50), median(p99)
+    }' "$work/open-$2.out" "$work/$1-$2-"*.out
+}
+for bench in $benches; do
+  for config in $configs; do
+    ls "$work/$bench-$config-"*.out >/dev/null 2>&1 || continue
+    summarize_runs "$bench" "$config"
+  done
+done >"$work/e2e.txt"
+
+if [ -s "$work/e2e.txt" ]; then
+  echo
+  # shellcheck disable=SC2086  # a list
+  grep -m1 '^RocksDB:' "$work/open-$(set -- $configs; echo "$1").out" || true
+  echo "End to end ($(awk '{ print $3; exit }' "$work/e2e.txt") run(s) per configuration, alternating; $reads absent keys per run;"
+  echo "block cache ${cache_mb:-db_bench default} MB, direct reads $( [ "$direct_reads" = 1 ] && echo on || echo off ); x = ratio to builtin;"
+  echo "counters per lookup, pooled over the runs; filter bytes of the live SSTs, sst_dump):"
+  for config in $configs; do awk -v c="$config" '{ b += $3 } END { print c, b }' "$work/filters-$config.txt"; done \
+    >"$work/filter-bytes.txt"
+  awk -v fb="$work/filter-bytes.txt" '
+    BEGIN { while ((getline line < fb) > 0) { split(line, a, " "); bytes[a[1]] = a[2] } }
+    { key = $1 SUBSEP $2; row[++n] = $0; ops[key] = $4; miss[key] = $8 }
+    END {
+      for (i = 1; i <= n; i++) {
+        split(row[i], f, " "); b = f[1]; c = f[2]; base = b SUBSEP "builtin"
+        if (b != last) {
+          printf "\n%-16s %-12s %9s %6s %10s %6s %9s %12s %6s\n", b, "config", "ops/s", "x", "data_miss", "x", "fp",
+                 "filter_B", "x"
+          last = b
+        }
+        printf "%-16s %-12s %9d %6s %10.5f %6s %9.5f %12d %6s\n", "", c, f[4],
+               ops[base] ? sprintf("%.3f", f[4] / ops[base]) : "-", f[8],
+               (miss[base] > 0 ? sprintf("%.3f", f[8] / miss[base]) : "-"), f[6] - f[7], bytes[c],
+               bytes["builtin"] ? sprintf("%.3f", bytes[c] / bytes["builtin"]) : "-"
+      }
+      printf "\n%-16s %-12s %9s %9s %9s %9s %9s %9s %9s %8s %7s %7s\n", "counters/lookup", "config", "useful",
+             "positive", "true_pos", "data_miss", "data_hit", "last_rd", "upper_rd", "read_us", "p50_us", "p99_us"
+      for (i = 1; i <= n; i++) {
+        split(row[i], f, " ")
+        printf "%-16s %-12s %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8.1f %7d %7d\n", f[1], f[2], f[5], f[6], f[7],
+               f[8], f[9], f[10], f[11], f[12], f[13], f[14]
+      }
+    }' "$work/e2e.txt"
+  # Where the reads happen: per level, from the perf context, pooled over
+  # the runs. checks = filter answers (useful + positive); a positive that
+  # finds its block in the block cache costs no read (hit), a miss does.
+  for bench in $benches; do
+    echo
+    echo "Per level, $bench (perf context, per lookup, pooled over the runs):"
+    printf '%-12s %5s %9s %9s %9s %9s %8s\n' config level checks fp cache_hit data_miss miss%
+    for config in $configs; do
+      ls "$work/$bench-$config-"*.out >/dev/null 2>&1 || continue
+      runs=$(set -- "$work/$bench-$config-"*.out; echo $#)
+      per_level_counts "$work/$bench-$config-"*.out | sort -n |
+        awk -v c="$config" -v n=$((runs * reads)) '{ k = $2 + $3
+          printf "%-12s %5s %9.4f %9.5f %9.5f %9.5f %8.1f\n", c, "L" $1, k / n, $3 / n, $4 / n, $5 / n,
+                 $4 + $5 ? 100 * $5 / ($4 + $5) : 0 }'
+    done
+  done
+fi
