@@ -33,6 +33,8 @@
 #        SAME_TREE (default 1, see above)  FILL_SEED (db_bench --seed of the
 #        fill, default 1)  PASSES (linebloom-refilter --passes, default 3)
 #        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
+#        READS_ONLY=1: keep the refiltered DBs of an earlier run in WORKDIR
+#        (same NUM and configurations) and only redo the reads and the report
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
 #        WORKDIR, re-read the SSTs' properties and print the report
 #        LEVEL_BOUND (linebloom-level-bound; default: the one built next to
@@ -183,6 +185,23 @@ run_read() {  # config benchmark seed
     --perf_level=2 $cache_flags $bench_flags
 }
 
+# Total CPU seconds (user + sys) of this shell's finished children, from
+# `times`, which must run in this shell (a $(...) subshell has no children
+# yet), hence the file.
+cpu_of_times() {
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } print t }' "$1"
+}
+# run_read, its output to OUT plus a line "cpu_seconds S": the process's CPU
+# time, which a SIGSTOP or a busy machine does not inflate (wall-clock ops/s
+# it does).
+run_read_timed() {  # config benchmark seed out
+  times >"$work/times0.txt"
+  run_read "$1" "$2" "$3" >"$4" 2>&1 || { tail -n 20 "$4" >&2; exit 1; }
+  times >"$work/times1.txt"
+  echo "cpu_seconds $(cpu_of_times "$work/times0.txt") $(cpu_of_times "$work/times1.txt")" |
+    awk '{ printf "cpu_seconds %.3f\n", $3 - $2 }' >>"$4"
+}
+
 # level files filter_entries filter_bytes, one line per live SST.
 filter_properties() {  # config
   db="$work/db-$1"
@@ -205,7 +224,8 @@ ticker() {  # name file
 # flush: leave no WAL, so readmissing's DB::Open does not write a recovery
 # L0 file (its policy would not know the tree's shape yet).
 fill_benchmarks=fillrandom,flush,waitforcompaction,levelstats
-if [ "${REPORT_ONLY:-0}" != 1 ] && [ "$same_tree" = 1 ]; then
+reads_only=${READS_ONLY:-0}
+if [ "${REPORT_ONLY:-0}" != 1 ] && [ "$reads_only" != 1 ] && [ "$same_tree" = 1 ]; then
   [ -x "$refilter" ] || { echo "SAME_TREE=1 needs linebloom-refilter (not at $refilter; set REFILTER)" >&2; exit 2; }
   write_options builtin "$work/fill.OPTIONS"
   rm -rf "$work/db-fill"
@@ -218,6 +238,12 @@ fi
 for config in $configs; do
   if [ "${REPORT_ONLY:-0}" = 1 ]; then
     filter_properties "$config" >"$work/filters-$config.txt"
+    continue
+  fi
+  if [ "$reads_only" = 1 ]; then
+    [ -s "$work/filters-$config.txt" ] || { echo "READS_ONLY=1: no earlier run of $config in $work" >&2; exit 2; }
+    write_options "$config" "$work/$config-read.OPTIONS" true "$direct_reads"
+    run_read_timed "$config" levelstats 1 "$work/open-$config.out"
     continue
   fi
   rm -rf "$work/db-$config"
@@ -245,12 +271,13 @@ for config in $configs; do
   filter_properties "$config" >"$work/filters-$config.txt"
   # What opening the DB alone costs in the counters (the table readers'
   # reads of footers, indexes and filters); subtracted from every run.
-  run_read "$config" levelstats 1 >"$work/open-$config.out" 2>&1
+  run_read_timed "$config" levelstats 1 "$work/open-$config.out"
 done
 
 # The reads, alternating configurations run by run. perf_level=2: RocksDB's
 # perf context counts filter answers and block cache hits/misses per level.
 if [ "${REPORT_ONLY:-0}" != 1 ]; then
+  for bench in readmissing multireadrandom; do rm -f "$work/$bench-"*-[0-9]*.out; done
   r=1
   while [ "$r" -le "$repeats" ]; do
     # Rotate the starting configuration, so no configuration always runs
@@ -261,8 +288,7 @@ if [ "${REPORT_ONLY:-0}" != 1 ]; then
     while [ "$k" -gt 0 ]; do first=$1; shift; set -- "$@" "$first"; k=$((k - 1)); done
     for bench in $benches; do
       for config in "$@"; do
-        run_read "$config" "$bench" $((1 + r)) >"$work/$bench-$config-$r.out" 2>&1 ||
-          { tail -n 20 "$work/$bench-$config-$r.out" >&2; exit 1; }
+        run_read_timed "$config" "$bench" $((1 + r)) "$work/$bench-$config-$r.out"
         echo "  $bench $config run $r: $(awk -v b="$bench" '$1 == b { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") print $i }' \
           "$work/$bench-$config-$r.out") ops/s" >&2
       done
@@ -412,6 +438,8 @@ done
 #   last_rd, upper_rd           rocksdb.{last,non.last}.level.read.count:
 #                               file reads at the last level (L6) / above
 #   read_us                     rocksdb.sst.read.micros SUM / COUNT
+#   cpu_ns (median)             the db_bench process's CPU time (user +
+#                               sys) per lookup, minus the open-only run's
 #   p50_us, p99_us              its percentiles; they include the open's
 #                               reads (larger: footers, indexes, filters),
 #                               which cannot be taken out of a histogram
@@ -428,6 +456,7 @@ summarize_runs() {  # bench config: one line of medians and pooled counters
       return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
     }
     FNR == 1 { is_open = FILENAME == open_file; if (!is_open) runs++ }
+    $1 == "cpu_seconds" { if (is_open) ocpu = $2; else cpu = cpu " " $2 }
     !is_open && $1 == bench { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") ops = ops " " $i }
     $2 == "COUNT" && $3 == ":" {
       name = substr($1, 9)
@@ -442,11 +471,12 @@ summarize_runs() {  # bench config: one line of medians and pooled counters
       n = runs * reads
       for (k in sum) sum[k] -= runs * open[k]
       rc = c - runs * oc; rs = s - runs * os
-      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %.1f %.0f %.0f\n", bench, config, runs, median(ops),
+      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %.1f %.0f %.0f %.0f\n", bench, config, runs, median(ops),
              sum["bloom.filter.useful"] / n, sum["bloom.filter.full.positive"] / n,
              sum["bloom.filter.full.true.positive"] / n, sum["block.cache.data.miss"] / n,
              sum["block.cache.data.hit"] / n, sum["last.level.read.count"] / n,
-             sum["non.last.level.read.count"] / n, (rc > 0 ? rs / rc : 0), median(p50), median(p99)
+             sum["non.last.level.read.count"] / n, (rc > 0 ? rs / rc : 0), median(p50), median(p99),
+             1e9 * (median(cpu) - ocpu) / reads
     }' "$work/open-$2.out" "$work/$1-$2-"*.out
 }
 for bench in $benches; do
@@ -467,17 +497,18 @@ if [ -s "$work/e2e.txt" ]; then
     >"$work/filter-bytes.txt"
   awk -v fb="$work/filter-bytes.txt" '
     BEGIN { while ((getline line < fb) > 0) { split(line, a, " "); bytes[a[1]] = a[2] } }
-    { key = $1 SUBSEP $2; row[++n] = $0; ops[key] = $4; miss[key] = $8 }
+    { key = $1 SUBSEP $2; row[++n] = $0; ops[key] = $4; miss[key] = $8; cpu[key] = $15 }
     END {
       for (i = 1; i <= n; i++) {
         split(row[i], f, " "); b = f[1]; c = f[2]; base = b SUBSEP "builtin"
         if (b != last) {
-          printf "\n%-16s %-12s %9s %6s %10s %6s %9s %12s %6s\n", b, "config", "ops/s", "x", "data_miss", "x", "fp",
-                 "filter_B", "x"
+          printf "\n%-16s %-12s %9s %6s %7s %6s %10s %6s %9s %12s %6s\n", b, "config", "ops/s", "x", "cpu_ns",
+                 "x", "data_miss", "x", "fp", "filter_B", "x"
           last = b
         }
-        printf "%-16s %-12s %9d %6s %10.5f %6s %9.5f %12d %6s\n", "", c, f[4],
-               ops[base] ? sprintf("%.3f", f[4] / ops[base]) : "-", f[8],
+        printf "%-16s %-12s %9d %6s %7d %6s %10.5f %6s %9.5f %12d %6s\n", "", c, f[4],
+               ops[base] ? sprintf("%.3f", f[4] / ops[base]) : "-", f[15],
+               cpu[base] ? sprintf("%.3f", f[15] / cpu[base]) : "-", f[8],
                (miss[base] > 0 ? sprintf("%.3f", f[8] / miss[base]) : "-"), f[6] - f[7], bytes[c],
                bytes["builtin"] ? sprintf("%.3f", bytes[c] / bytes["builtin"]) : "-"
       }
