@@ -437,7 +437,9 @@ done
 #                               reads: no page cache in between)
 #   last_rd, upper_rd           rocksdb.{last,non.last}.level.read.count:
 #                               file reads at the last level (L6) / above
-#   read_us                     rocksdb.sst.read.micros SUM / COUNT
+#   read_us                     rocksdb.sst.read.micros SUM / COUNT of a
+#                               run (median over the runs: a process
+#                               stopped in a read inflates one run's)
 #   cpu_ns (median)             the db_bench process's CPU time (user +
 #                               sys) per lookup, minus the open-only run's
 #   p50_us, p99_us              its percentiles; they include the open's
@@ -465,17 +467,17 @@ summarize_runs() {  # bench config: one line of medians and pooled counters
     $1 == "rocksdb.sst.read.micros" {
       for (i = 2; i < NF; i += 3) v[$i] = $(i + 2)
       if (is_open) { oc = v["COUNT"]; os = v["SUM"] }
-      else { c += v["COUNT"]; s += v["SUM"]; p50 = p50 " " v["P50"]; p99 = p99 " " v["P99"] }
+      else { avg = avg " " (v["COUNT"] > oc ? (v["SUM"] - os) / (v["COUNT"] - oc) : 0)
+             p50 = p50 " " v["P50"]; p99 = p99 " " v["P99"] }
     }
     END {
       n = runs * reads
       for (k in sum) sum[k] -= runs * open[k]
-      rc = c - runs * oc; rs = s - runs * os
       printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %.1f %.0f %.0f %.0f\n", bench, config, runs, median(ops),
              sum["bloom.filter.useful"] / n, sum["bloom.filter.full.positive"] / n,
              sum["bloom.filter.full.true.positive"] / n, sum["block.cache.data.miss"] / n,
              sum["block.cache.data.hit"] / n, sum["last.level.read.count"] / n,
-             sum["non.last.level.read.count"] / n, (rc > 0 ? rs / rc : 0), median(p50), median(p99),
+             sum["non.last.level.read.count"] / n, median(avg), median(p50), median(p99),
              1e9 * (median(cpu) - ocpu) / reads
     }' "$work/open-$2.out" "$work/$1-$2-"*.out
 }
