@@ -14,8 +14,30 @@
 // does (RocksDB does not tell it), so it bounds what a level-aware policy
 // can gain on that tree.
 //
+// L0's files overlap, so one lookup can consult several of them: its checks
+// per lookup can exceed 1. The allocator clamps weights to [0, 1], so all
+// weights are divided by the largest first; scaling the objective does not
+// move its minimum, and the sums printed are scaled back.
+//
+// --move-safe also prints the best allocation in which every level between
+// the shallowest non-L0 level and the last-but-one shares one bits per key
+// (the level-aware policy's constraint for files moved down unrewritten),
+// which shows what that constraint costs on the tree.
+//
+// Score (--candidate-fp and --reference-fp, optionally the bytes): the
+// reduction in false positives per lookup a measured policy reached against
+// a reference (RocksDB's built-in at the same bits per key), as a share of
+// the bound's reduction, 1 - best / uniform:
+//   score = (1 - candidate_fp / reference_fp) / (1 - best / uniform)
+// PASS when score >= --target-score and the candidate's real filter bytes
+// (block rounding included) are at most the reference's.
+//
 //   linebloom-level-bound --lookups 500000 --bits 10 < levels.txt
+//   linebloom-level-bound --lookups 500000 --bits 10 --candidate-fp 0.0134
+//     --reference-fp 0.0220 --candidate-bytes 1686784 --reference-bytes 1697348 < levels.txt
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -25,14 +47,53 @@
 
 #include "linebloom/level_allocator.h"
 
+namespace {
+
+// The best allocation with levels shallowest..last-1 (positions first..
+// size-2 of the non-L0 runs) sharing one bits per key: the group is one run
+// of their summed entries consulted with their summed weight.
+double MoveSafeBest(const std::vector<int>& levels, const std::vector<uint64_t>& entries,
+                    const std::vector<double>& weights, double bits) {
+  const size_t first = !levels.empty() && levels[0] == 0 ? 1 : 0;
+  if (entries.size() < first + 3)
+    return linebloom::AllocateBitsPerRun(entries, weights, bits).expected_weighted_fpr_sum;
+  std::vector<uint64_t> e;
+  std::vector<double> w;
+  if (first == 1) {
+    e.push_back(entries[0]);
+    w.push_back(weights[0]);
+  }
+  e.push_back(0);
+  w.push_back(0);
+  for (size_t j = first; j + 1 < entries.size(); ++j) {
+    e.back() += entries[j];
+    w.back() += weights[j];
+  }
+  e.push_back(entries.back());
+  w.push_back(weights.back());
+  const double largest = *std::max_element(w.begin(), w.end());
+  for (double& x : w) x /= largest;
+  return largest * linebloom::AllocateBitsPerRun(e, w, bits).expected_weighted_fpr_sum;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Best per-level bits per key on a measured LSM tree vs uniform bits (reads level entries checks)"};
   double lookups = 0;
   double bits = 10;
+  bool move_safe = false;
+  double candidate_fp = -1, reference_fp = -1, candidate_bytes = -1, reference_bytes = -1, target_score = 0.85;
   app.add_option("--lookups", lookups, "absent-key lookups the checks were counted over")
       ->required()
       ->check(CLI::PositiveNumber);
   app.add_option("--bits", bits, "average bits per key")->check(CLI::Range(1.0, 64.0));
+  app.add_flag("--move-safe", move_safe, "also the best with the shared bits of the level-aware policy");
+  app.add_option("--candidate-fp", candidate_fp, "measured false positives per lookup of the policy scored");
+  app.add_option("--reference-fp", reference_fp, "measured false positives per lookup of the reference");
+  app.add_option("--candidate-bytes", candidate_bytes, "real filter bytes of the policy scored");
+  app.add_option("--reference-bytes", reference_bytes, "real filter bytes of the reference");
+  app.add_option("--target-score", target_score, "share of the bound's reduction that passes");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<int> levels;
@@ -50,12 +111,33 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "linebloom-level-bound: expected lines 'level entries checks' on stdin\n");
     return 2;
   }
-  const linebloom::LevelAllocation uniform = linebloom::UniformAllocation(entries, weights, bits);
-  const linebloom::LevelAllocation best = linebloom::AllocateBitsPerRun(entries, weights, bits);
-  std::printf("uniform %.5f  best %.5f (%+.1f %%)  best bits:", uniform.expected_weighted_fpr_sum,
-              best.expected_weighted_fpr_sum,
-              100 * (best.expected_weighted_fpr_sum / uniform.expected_weighted_fpr_sum - 1));
-  for (size_t j = 0; j < levels.size(); ++j) std::printf(" L%d=%.3f", levels[j], best.bits_per_key[j]);
+  const double scale = std::max(1.0, *std::max_element(weights.begin(), weights.end()));
+  for (double& w : weights) w /= scale;
+  const linebloom::LevelAllocation uniform_allocation = linebloom::UniformAllocation(entries, weights, bits);
+  const linebloom::LevelAllocation best_allocation = linebloom::AllocateBitsPerRun(entries, weights, bits);
+  const double uniform = scale * uniform_allocation.expected_weighted_fpr_sum;
+  const double best = scale * best_allocation.expected_weighted_fpr_sum;
+  std::printf("uniform %.5f  best %.5f (%+.1f %%)  best bits:", uniform, best, 100 * (best / uniform - 1));
+  for (size_t j = 0; j < levels.size(); ++j) std::printf(" L%d=%.3f", levels[j], best_allocation.bits_per_key[j]);
   std::printf("\n");
+  if (move_safe) {
+    const double safe = scale * MoveSafeBest(levels, entries, weights, bits);
+    std::printf("  move-safe best %.5f (%+.1f %%)\n", safe, 100 * (safe / uniform - 1));
+  }
+  if (candidate_fp >= 0 && reference_fp > 0) {
+    const double reduction = 1 - candidate_fp / reference_fp;
+    const double bound = 1 - best / uniform;
+    const double score = bound > 0 ? reduction / bound : 0;
+    const bool bytes_ok = candidate_bytes < 0 || reference_bytes < 0 || candidate_bytes <= reference_bytes;
+    const bool pass = score >= target_score && bytes_ok;
+    std::printf("  score: reduction %.1f %% of bound %.1f %% = %.1f %% (target %.0f %%)", 100 * reduction, 100 * bound,
+                100 * score, 100 * target_score);
+    if (candidate_bytes >= 0 && reference_bytes > 0) {
+      std::printf(", bytes %.0f vs %.0f (%+.2f %%)", candidate_bytes, reference_bytes,
+                  100 * (candidate_bytes / reference_bytes - 1));
+    }
+    std::printf(": %s\n", pass ? "PASS" : "FAIL");
+    return pass ? 0 : 1;
+  }
   return 0;
 }

@@ -580,3 +580,83 @@ TEST(RocksdbLevelAwareWeights, RealDbWithObservedPartitionedFilters) {
 
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin
+
+namespace linebloom::rocksdb_plugin {
+namespace {
+
+// The built-in's size formula (FastLocalBloom, format_version 5) on values
+// sst_dump reported for RocksDB 7.8.3's filters at 10 bits/key.
+TEST(RocksdbLevelAwareBooks, BuiltinBytesMatchRocksdb) {
+  EXPECT_EQ(LevelAwareBits::BuiltinFilterBytes(1283, 10), 1669u);
+  EXPECT_EQ(LevelAwareBits::BuiltinFilterBytes(891, 10), 1157u);
+  EXPECT_EQ(LevelAwareBits::BuiltinFilterBytes(1847, 10), 2373u);
+}
+
+TEST(RocksdbLevelAwareBooks, LevelWeightsParse) {
+  EXPECT_EQ(LevelAwareBits::ParseLevelWeights("")->size(), 0u);
+  const auto w = LevelAwareBits::ParseLevelWeights("0.1:1:0.25");
+  ASSERT_TRUE(w);
+  EXPECT_EQ(*w, (std::vector<double>{0.1, 1, 0.25}));
+  for (const char* bad : {"1:", ":1", "2", "-0.5", "x", "1::1"})
+    EXPECT_FALSE(LevelAwareBits::ParseLevelWeights(bad)) << bad;
+}
+
+// Che's approximation on a toy tree: the fixed point fills the cache exactly
+// (sum_j B_j h_j = C), the hotter run (more requests per block) hits more,
+// and a cache that holds everything misses nothing.
+TEST(RocksdbLevelAwareCache, CheFixedPointFillsTheCache) {
+  const std::vector<double> blocks = {10, 100, 10000};
+  const std::vector<double> rates = {0.002, 0.005, 0.01};
+  const double capacity = 256;
+  const std::vector<double> miss = LevelAwareBits::CheMissProbabilities(blocks, rates, capacity);
+  double occupied = 0;
+  for (size_t j = 0; j < blocks.size(); ++j) occupied += blocks[j] * (1 - miss[j]);
+  EXPECT_NEAR(occupied, capacity, 1e-6 * capacity);
+  EXPECT_LT(miss[0], miss[1]);  // 2e-4 per block vs 5e-5
+  EXPECT_LT(miss[1], miss[2]);  // vs 1e-6
+  EXPECT_GT(miss[2], 0.9);      // the big run barely fits
+  // h_j = 1 - exp(-lambda_j T) with one T for every run.
+  const double t0 = -std::log(miss[0]) / (rates[0] / blocks[0]);
+  const double t2 = -std::log(miss[2]) / (rates[2] / blocks[2]);
+  EXPECT_NEAR(t0, t2, 1e-6 * t0);
+  for (double m : LevelAwareBits::CheMissProbabilities(blocks, rates, 20000)) EXPECT_EQ(m, 0.0);
+  for (double m : LevelAwareBits::CheMissProbabilities(blocks, rates, 0)) EXPECT_EQ(m, 1.0);
+}
+
+// A tracked tree (the deepest level's recorded files cover the key space):
+// the plan's real bytes stay within the built-in's for the same files, and
+// the recorded coverage of a sparse upper level is its weight.
+TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
+  auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
+  auto key = [](uint64_t x) {
+    std::string k(8, '\0');
+    for (int i = 7; i >= 0; --i, x >>= 8) k[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
+    return k;
+  };
+  constexpr uint64_t kSpace = uint64_t{1} << 40;
+  for (uint64_t i = 0; i < 400; ++i) {
+    bits->ObserveFilter("default", 6, key(i * kSpace / 400), key((i + 1) * kSpace / 400 - 1), 1280, 1616);
+  }
+  for (uint64_t i = 0; i < 40; ++i) {  // all of L5
+    bits->ObserveFilter("default", 5, key(i * kSpace / 40), key((i + 1) * kSpace / 40 - 1), 1280, 1616);
+  }
+  for (uint64_t i = 0; i < 4; ++i) {  // L4: a quarter of the key space
+    bits->ObserveFilter("default", 4, key(i * kSpace / 16), key((i + 1) * kSpace / 16 - 1), 1280, 1616);
+  }
+  // Rewriting a file replaces its record (same range), it does not add one.
+  bits->ObserveFilter("default", 4, key(0), key(kSpace / 16 - 1), 1280, 1616);
+  const auto plan = bits->StablePlan("default");
+  ASSERT_TRUE(plan);
+  EXPECT_LE(plan->real_bytes, plan->builtin_bytes);
+  EXPECT_DOUBLE_EQ(plan->builtin_bytes, 444.0 * LevelAwareBits::BuiltinFilterBytes(1280, 10));
+  ASSERT_EQ(plan->weights.size(), 4u);  // L0, L4, L5, L6
+  EXPECT_NEAR(plan->weights[1], 0.25, 0.01);
+  EXPECT_DOUBLE_EQ(plan->entries[1], 4 * 1280.0);
+  EXPECT_GT(plan->bits_per_key[1], plan->bits_per_key[3]);
+  // Real bytes within one block per file of the built-in's.
+  EXPECT_GT(plan->real_bytes, plan->builtin_bytes - 444.0 * 64);
+}
+
+}  // namespace
+}  // namespace linebloom::rocksdb_plugin

@@ -6,9 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <vector>
 
+#include <rocksdb/cache.h>
 #include <rocksdb/env.h>
+#include <rocksdb/table.h>
 
 #include "linebloom/filter_format.h"
 
@@ -113,8 +117,68 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
 }  // namespace
 
-LevelAwareBits::LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio)
-    : average_bits_per_key_(average_bits_per_key), num_probes_(num_probes), size_ratio_(size_ratio) {}
+LevelAwareBits::LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio, CacheOptions cache)
+    : average_bits_per_key_(average_bits_per_key),
+      num_probes_(num_probes),
+      size_ratio_(size_ratio),
+      cache_(std::move(cache)) {}
+
+std::optional<std::vector<double>> LevelAwareBits::ParseLevelWeights(const std::string& text) {
+  std::vector<double> weights;
+  if (text.empty()) return weights;
+  size_t at = 0;
+  while (true) {
+    const size_t end = std::min(text.find(':', at), text.size());
+    const std::string part = text.substr(at, end - at);
+    char* stop = nullptr;
+    const double w = std::strtod(part.c_str(), &stop);
+    if (part.empty() || stop != part.c_str() + part.size() || !(w >= 0 && w <= 1)) return std::nullopt;
+    weights.push_back(w);
+    if (end == text.size()) break;
+    at = end + 1;
+  }
+  return weights;
+}
+
+uint64_t LevelAwareBits::BuiltinFilterBytes(uint64_t keys, double bits_per_key) {
+  // FastLocalBloomBitsBuilder::CalculateSpace: whole bytes for the millibits,
+  // rounded up to whole 64-byte cache lines, plus 5 bytes of metadata.
+  const auto millibits = static_cast<uint64_t>(std::lround(bits_per_key * 1000));
+  const uint64_t raw = (keys * millibits + 7999) / 8000;
+  return ((raw + 63) / 64) * 64 + 5;
+}
+
+std::vector<double> LevelAwareBits::CheMissProbabilities(std::span<const double> blocks, std::span<const double> rates,
+                                                         double capacity_blocks) {
+  const size_t n = blocks.size();
+  std::vector<double> miss(n, 1.0);
+  if (!(capacity_blocks > 0)) return miss;
+  double total = 0;
+  for (size_t j = 0; j < n; ++j) total += blocks[j] > 0 && rates[j] > 0 ? blocks[j] : 0;
+  if (total <= capacity_blocks) {  // every requested block fits
+    std::fill(miss.begin(), miss.end(), 0.0);
+    return miss;
+  }
+  // sum_j B_j (1 - exp(-lambda_j T)) is increasing in T: bisect for = C.
+  auto occupied = [&](double t) {
+    double sum = 0;
+    for (size_t j = 0; j < n; ++j) {
+      if (blocks[j] > 0 && rates[j] > 0) sum += blocks[j] * -std::expm1(-rates[j] / blocks[j] * t);
+    }
+    return sum;
+  };
+  double lo = 0, hi = 1;
+  while (occupied(hi) < capacity_blocks && hi < 1e300) hi *= 2;
+  for (int i = 0; i < 200 && hi > lo * (1 + 1e-12); ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (occupied(mid) < capacity_blocks ? lo : hi) = mid;
+  }
+  const double t = 0.5 * (lo + hi);
+  for (size_t j = 0; j < n; ++j) {
+    if (blocks[j] > 0 && rates[j] > 0) miss[j] = std::exp(-rates[j] / blocks[j] * t);
+  }
+  return miss;
+}
 
 std::vector<uint64_t> LevelAwareBits::ModelEntries(double size_ratio, int num_non_l0_levels) {
   std::vector<uint64_t> levels = LeveledEntries(kModelEntries, size_ratio, std::max(num_non_l0_levels, 1));
@@ -292,6 +356,170 @@ std::vector<double> LevelAwareBits::LookupWeights(const std::string& column_fami
   return it == column_families_.end() ? std::vector<double>{} : WeightsLocked(it->second);
 }
 
+double LevelAwareBits::CoverageLocked(const ColumnFamily& cf, int level) const {
+  auto it = cf.live.find(level);
+  if (it == cf.live.end() || it->second.empty()) return 0;
+  const size_t prefix = CommonPrefixLength(cf.smallest, cf.largest);
+  const double lo = KeyPosition(cf.smallest, prefix), hi = KeyPosition(cf.largest, prefix);
+  if (!(hi > lo)) return 1;
+  double sum = 0;
+  for (const auto& [smallest, file] : it->second) {
+    sum += std::clamp((KeyPosition(file.largest, prefix) - KeyPosition(smallest, prefix)) / (hi - lo), 0.0, 1.0);
+  }
+  return std::min(sum, 1.0);
+}
+
+bool LevelAwareBits::StableLocked(const ColumnFamily& cf) const {
+  if (cf.shallowest < 0 || cf.deepest <= cf.shallowest) return false;
+  auto it = cf.live.find(cf.deepest);
+  return it != cf.live.end() && it->second.size() >= kStableMinFiles &&
+         CoverageLocked(cf, cf.deepest) >= kStableCoverage;
+}
+
+std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const ColumnFamily& cf) const {
+  if (!StableLocked(cf)) return std::nullopt;
+  const int s = cf.shallowest, d = cf.deepest;
+  const size_t num_runs = static_cast<size_t>(d - s + 2);
+  auto level_of = [&](size_t run) { return run == 0 ? 0 : s + static_cast<int>(run) - 1; };
+
+  // Entries and lookup weights per run from the recorded files.
+  std::vector<double> entries(num_runs, 0), coverage(num_runs, 1);
+  for (size_t run = 1; run < num_runs; ++run) {
+    const int level = level_of(run);
+    double keys = 0;
+    if (auto it = cf.live.find(level); it != cf.live.end()) {
+      for (const auto& [smallest, file] : it->second) keys += static_cast<double>(file.keys);
+    }
+    const double c = CoverageLocked(cf, level);
+    if (level == d) {
+      entries[run] = c > 0 ? keys / c : keys;
+    } else {
+      entries[run] = keys;
+      coverage[run] = c;
+    }
+  }
+  // L0: as large as the shallowest level (the model) once L0 files were
+  // built; none built (a tree rewritten by compactions alone) spends nothing.
+  auto l0 = cf.recent.find(0);
+  entries[0] = l0 != cf.recent.end() && !l0->second.empty() ? entries[1] : 0;
+  const std::vector<double> model_weights = WeightsLocked(cf);
+  coverage[0] = model_weights.empty() ? 1.0 : model_weights[0];
+  for (size_t run = 0; run < num_runs; ++run) {
+    double c = coverage[run];
+    const auto level = static_cast<size_t>(level_of(run));
+    if (level < cache_.level_weights.size()) c *= cache_.level_weights[level];
+    coverage[run] = std::clamp(c, kStableMinWeight, 1.0);
+  }
+  std::vector<uint64_t> n(num_runs);
+  double total = 0;
+  for (size_t run = 0; run < num_runs; ++run) {
+    n[run] = static_cast<uint64_t>(std::max(1.0, std::round(entries[run])));
+    total += static_cast<double>(n[run]);
+  }
+
+  // Block cache (cache-aware weights): capacity in blocks and blocks per run.
+  const bool cache_aware = cache_.enabled && cache_.level_weights.empty() && cf.cache_bytes > 0 && cf.block_size > 0;
+  const double mean_key = cf.key_samples > 0 ? cf.key_bytes / cf.key_samples : 16;
+  const double data_bytes_per_key = cache_.data_bytes_per_key > 0 ? cache_.data_bytes_per_key : mean_key + 40;
+  const double capacity_blocks = std::max(0.0, cf.cache_bytes - cf.cached_filter_bytes) / cf.block_size;
+  std::vector<double> blocks(num_runs);
+  for (size_t run = 0; run < num_runs; ++run) {
+    blocks[run] = std::max(1.0, std::ceil(static_cast<double>(n[run]) * data_bytes_per_key / cf.block_size));
+  }
+
+  // One allocation at nominal average A, with the cache fixed point; the
+  // last run takes what the allocator's grid left unspent.
+  auto allocate = [&](double average, std::vector<double>* weights_out, std::vector<double>* miss_out) {
+    std::vector<double> miss(num_runs, 1.0), weights(coverage);
+    LevelAllocation allocation;
+    const int rounds = cache_aware ? kCheIterations : 1;
+    for (int round = 0; round < rounds; ++round) {
+      for (size_t run = 0; run < num_runs; ++run) {
+        weights[run] = std::max(coverage[run] * miss[run], kStableMinWeight * coverage[run]);
+      }
+      const double largest = *std::max_element(weights.begin(), weights.end());
+      std::vector<double> normalized(weights);
+      for (double& w : normalized) w /= largest;
+      allocation = MoveSafeAllocation(n, normalized, average);
+      if (!cache_aware) break;
+      std::vector<double> rates(num_runs);
+      for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * allocation.expected_fpr[run];
+      const std::vector<double> next = CheMissProbabilities(blocks, rates, capacity_blocks);
+      for (size_t run = 0; run < num_runs; ++run) {
+        miss[run] = round == 0 ? next[run] : std::sqrt(std::max(miss[run], 1e-12) * std::max(next[run], 1e-12));
+      }
+    }
+    double spent = 0;
+    for (size_t run = 0; run + 1 < num_runs; ++run) spent += static_cast<double>(n[run]) * allocation.bits_per_key[run];
+    const double last = static_cast<double>(n.back());
+    allocation.bits_per_key.back() =
+        std::clamp((average * total - spent) / last, allocation.bits_per_key.back(), kMaxLevelBitsPerKey);
+    if (weights_out != nullptr) *weights_out = weights;
+    if (miss_out != nullptr) *miss_out = miss;
+    return allocation.bits_per_key;
+  };
+  // Real bytes of the recorded files under `bits`, and the built-in's.
+  double builtin = 0;
+  for (const auto& [level, files] : cf.live) {
+    for (const auto& [smallest, file] : files) {
+      builtin += static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
+    }
+  }
+  auto real_bytes = [&](const std::vector<double>& bits) {
+    double sum = 0;
+    for (const auto& [level, files] : cf.live) {
+      if (level < s || level > d) continue;
+      const double b = bits[static_cast<size_t>(1 + level - s)];
+      for (const auto& [smallest, file] : files) {
+        sum += b > 0 ? static_cast<double>(FilterBytesFor(file.keys, b)) : 0.0;
+      }
+    }
+    return sum;
+  };
+  double recorded_keys = 0;
+  for (const auto& [level, files] : cf.live) {
+    for (const auto& [smallest, file] : files) recorded_keys += static_cast<double>(file.keys);
+  }
+  // The nominal average: the built-in's bytes less the per-file overhead
+  // linebloom pays on top of the bits (16-byte trailer, half a 64-byte block
+  // of rounding on average). It sets the upper levels' bits; the last level
+  // then takes exactly what is left of the built-in's real bytes (below).
+  double files = 0;
+  for (const auto& [level, recorded] : cf.live) files += static_cast<double>(recorded.size());
+  const double average =
+      recorded_keys > 0
+          ? std::clamp((builtin - files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0)) * 8 / recorded_keys,
+                       0.5 * average_bits_per_key_, 1.5 * average_bits_per_key_)
+          : average_bits_per_key_;
+  Plan plan;
+  plan.bits_per_key = allocate(average, &plan.weights, &plan.miss);
+  // The last level's bits: the largest (by bisection) whose real bytes, with
+  // the other levels' at their bits, stay within the built-in's.
+  if (auto deepest = cf.live.find(d); deepest != cf.live.end() && recorded_keys > 0) {
+    std::vector<double> bits = plan.bits_per_key;
+    double lo = 0, hi = kMaxLevelBitsPerKey;
+    for (int step = 0; step < kBudgetBisections; ++step) {
+      bits.back() = 0.5 * (lo + hi);
+      (real_bytes(bits) <= builtin ? lo : hi) = bits.back();
+    }
+    plan.bits_per_key.back() = lo >= 1 ? lo : plan.bits_per_key.back();
+  }
+  const double bytes = real_bytes(plan.bits_per_key);
+  plan.shallowest = s;
+  plan.average = average;
+  plan.entries = entries;
+  plan.real_bytes = bytes;
+  plan.builtin_bytes = builtin;
+  return plan;
+}
+
+std::optional<LevelAwareBits::Plan> LevelAwareBits::StablePlan(const std::string& column_family) {
+  MutexLock lock(&mutex_);
+  auto it = column_families_.find(column_family);
+  if (it == column_families_.end()) return std::nullopt;
+  return ComputePlanLocked(it->second);
+}
+
 void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, std::string_view smallest,
                                    std::string_view largest, uint64_t keys, uint64_t filter_bytes) {
   if (level < 0 || keys == 0 || largest < smallest) return;
@@ -304,6 +532,21 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
   } else {
     if (smallest < std::string_view(cf.smallest)) cf.smallest.assign(smallest);
     if (largest > std::string_view(cf.largest)) cf.largest.assign(largest);
+  }
+  ++cf.observations;
+  cf.key_bytes += static_cast<double>(smallest.size() + largest.size());
+  cf.key_samples += 2;
+  if (level > 0) {
+    // Live files of a level do not overlap: a recorded file the new one
+    // overlaps was an input of the compaction that wrote it.
+    auto& files = cf.live[level];
+    auto it = files.upper_bound(smallest);
+    if (it != files.begin()) {
+      auto prev = std::prev(it);
+      if (std::string_view(prev->second.largest) >= smallest) it = prev;
+    }
+    while (it != files.end() && std::string_view(it->first) <= largest) it = files.erase(it);
+    files.emplace(std::string(smallest), Live{std::string(largest), keys, filter_bytes});
   }
   std::deque<Filter>& recent = cf.recent[level];
   recent.push_back(Filter{std::string(smallest), std::string(largest), keys});
@@ -348,6 +591,59 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(const ::rocksdb::FilterB
     cf.deepest = std::max(cf.deepest, level);
   }
   if (cf.shallowest < 0) return Uniform();  // only L0 so far: no shape yet
+
+  // The block cache the cache-aware weights assume.
+  cf.block_size = static_cast<double>(std::max<size_t>(context.table_options.block_size, 1));
+  cf.cache_bytes = cache_.block_cache_bytes;
+  if (cf.cache_bytes <= 0 && !context.table_options.no_block_cache && context.table_options.block_cache != nullptr) {
+    cf.cache_bytes = static_cast<double>(context.table_options.block_cache->GetCapacity());
+  }
+  cf.cached_filter_bytes = 0;
+  if (context.table_options.cache_index_and_filter_blocks) {
+    for (const auto& [l, files] : cf.live) {
+      for (const auto& [smallest, file] : files) cf.cached_filter_bytes += static_cast<double>(file.bytes);
+    }
+  }
+
+  if (StableLocked(cf)) {
+    const bool shape_changed =
+        cf.plan && (cf.plan->shallowest != cf.shallowest ||
+                    cf.plan->bits_per_key.size() != static_cast<size_t>(cf.deepest - cf.shallowest + 2));
+    if (!cf.plan || shape_changed || cf.observations >= cf.plan_at + kReplanEvery) {
+      cf.plan = ComputePlanLocked(cf);
+      cf.plan_at = cf.observations;
+      if (cf.plan && context.info_log != nullptr) {
+        std::string line = std::string("linebloom level_aware [")
+                               .append(context.column_family_name)
+                               .append("]: tracked tree, average ")
+                               .append(std::to_string(cf.plan->average))
+                               .append(", real bytes ")
+                               .append(std::to_string(static_cast<uint64_t>(cf.plan->real_bytes)))
+                               .append(" vs built-in ")
+                               .append(std::to_string(static_cast<uint64_t>(cf.plan->builtin_bytes)))
+                               .append(":");
+        for (size_t run = 0; run < cf.plan->bits_per_key.size(); ++run) {
+          char part[128];
+          std::snprintf(part, sizeof part, " L%d n=%.0f w=%.3f miss=%.3f bits=%.3f",
+                        run == 0 ? 0 : cf.shallowest + static_cast<int>(run) - 1, cf.plan->entries[run],
+                        cf.plan->weights[run], cf.plan->miss[run], cf.plan->bits_per_key[run]);
+          line.append(part);
+        }
+        ::rocksdb::Log(::rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log, "%s", line.c_str());
+      }
+    }
+    if (cf.plan) {
+      const size_t run = level == 0 ? 0 : static_cast<size_t>(1 + level - cf.shallowest);
+      if (run < cf.plan->bits_per_key.size()) {
+        const double bits = cf.plan->bits_per_key[run];
+        if (bits <= 0) return std::nullopt;
+        FilterOptions options;
+        options.bits_per_key = bits;
+        options.num_probes = num_probes_;
+        return options;
+      }
+    }
+  }
 
   // Run 0 is L0, run 1 + (l - s) is level l.
   std::vector<int> key = QuantizedWeightsLocked(cf);

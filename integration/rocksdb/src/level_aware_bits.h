@@ -97,6 +97,68 @@
 // seen is the better estimate of the last level. num_levels only bounds the
 // level.
 //
+// The tracked tree (stable mode). Everything above is a model for a policy
+// that has seen little of the tree. The filters it builds also tell it the
+// live files, nearly exactly: within a level >= 1 live files never overlap,
+// so a new filter at level l whose key range overlaps a recorded one at l
+// replaces it (that file was an input of the compaction writing the new
+// one). The policy so keeps, per level, the key range, keys and filter bytes
+// of every file it built that no later file of the level overlapped. A file
+// compacted down without a replacement at its level stays recorded (the
+// policy sees no deletions): the record then over-states the level's
+// coverage and keys, which moves the allocation towards uniform, the safe
+// side (see the floor above). Upper levels are rewritten about size_ratio
+// times as often as the last, so once the recorded files of the deepest
+// level cover kStableCoverage of the key space, the policy has seen the
+// whole tree's recent history (and with at least kStableMinFiles recorded
+// there, a tree of some size), it switches to the tracked tree:
+//   entries n_l = recorded keys at l (the last level: recorded keys / its
+//     recorded coverage, as it spans the key space),
+//   lookup weights c_l = the recorded coverage of l (sum of the widths of
+//     its non-overlapping files; c_D = 1; L0 as above), floored at
+//     kStableMinWeight instead of kMinWeight: the coverage is measured, not
+//     modelled;
+//   real bytes: the budget is what RocksDB's built-in Bloom filter
+//     (format_version 5) takes for the same files, block rounding included:
+//     5 + 64 ceil(ceil(n * millibits / 8000) / 64) bytes for n keys (the
+//     metadata is 5 bytes, linebloom's trailer 16). For a candidate average
+//     A, the allocation's real bytes are sum_f (16 + 64 ceil(n_f b_l(f) /
+//     512)) over the recorded files f. The allocation is made at the
+//     nominal average A = (built-in bytes - F (16 + 32)) * 8 / N (F files, N
+//     keys: linebloom's trailer and half a block of rounding per file on
+//     average), which sets the upper levels' bits; the last level then gets
+//     the largest bits per key (continuous, by bisection) at which the real
+//     bytes of all recorded files stay at or below the built-in's: no bits
+//     left on the allocator's 1/8-bit grid, no rounding unaccounted.
+// The plan is recomputed every kReplanEvery observed filters.
+//
+// Cache-aware weights. A false positive costs a device read only when the
+// data block it fetches is not in the block cache; small upper levels have
+// their blocks cached, so their false positives are nearly free. Per run j
+// (stable mode, where the absolute sizes are known): B_j data blocks
+// (n_j * data_bytes_per_key / block_size), lookup weight c_j and rate f_j.
+// An absent-key lookup reaches a block of j with probability c_j f_j, each
+// of its B_j blocks equally likely, so each block of j is requested at
+// lambda_j = c_j f_j / B_j per lookup. Che's approximation for an LRU cache
+// of C blocks: a block stays cached for a characteristic time T (in
+// lookups), the same for every block, and is a hit if it was requested
+// within the last T lookups: with Poisson requests the hit probability is
+//     h_j = 1 - exp(-lambda_j T),
+// and T is fixed by the cache being full: sum_j B_j h_j = C (the left side
+// rises from 0 to sum_j B_j in T, so T is found by bisection; if all blocks
+// fit, every h_j = 1). A false positive at j then costs m_j = 1 - h_j =
+// exp(-lambda_j T) device reads, and the objective becomes
+//     sum_j c_j m_j f_j,
+// i.e. the allocator's weights become c_j m_j. m_j depends on the
+// allocation (f_j sets lambda_j), so the two are iterated to a fixed point:
+// allocate with weights c_j m_j, recompute f_j, T and m_j, repeat
+// (kCheIterations times, m_j averaged geometrically with the previous
+// iterate to damp oscillation: fewer bits at j raise lambda_j, which raises
+// h_j, which lowers the weight again). The weights are floored at
+// kStableMinWeight * c_j; data_bytes_per_key (the policy sees no values)
+// defaults to the mean key length + 40. level_weights configures the
+// weights instead (multiplied into c_j).
+//
 // Uniform bits (the configured bits_per_key) are used where the model does
 // not apply: level -1 (SstFileWriter, ingestion, repair), universal and FIFO
 // compaction (a sorted run there has no level of fixed relative size), and
@@ -132,10 +194,52 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr size_t kMinObservations = 4;
   static constexpr double kMinWeight = 1.0 / 2;
   static constexpr size_t kBudgetWindow = 1024;
+  // Stable mode (see above).
+  static constexpr double kStableCoverage = 0.9;
+  static constexpr size_t kStableMinFiles = 128;  // recorded at the deepest level
+  static constexpr double kStableMinWeight = 1.0 / 32;
+  static constexpr uint64_t kReplanEvery = 64;
+  static constexpr int kBudgetBisections = 40;
+  static constexpr int kCheIterations = 8;
+
+  struct CacheOptions {
+    bool enabled = true;
+    double block_cache_bytes = 0;       // 0: the table options' cache capacity
+    double data_bytes_per_key = 0;      // 0: mean key bytes + 40
+    std::vector<double> level_weights;  // configured, L0 first; empty: none
+  };
 
   // average_bits_per_key: the memory budget; num_probes: 0 = the
   // allocator's (best) probe count for each level's bits, else fixed.
-  LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio);
+  LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio, CacheOptions cache);
+  LevelAwareBits(double average_bits_per_key, int num_probes, double size_ratio)
+      : LevelAwareBits(average_bits_per_key, num_probes, size_ratio, CacheOptions()) {}
+
+  // "w0:w1:..." (each in [0, 1]) as numbers; empty string: an empty list;
+  // nullopt if malformed.
+  static std::optional<std::vector<double>> ParseLevelWeights(const std::string& text);
+
+  // RocksDB's built-in Bloom filter's bytes (format_version 5) for `keys` keys
+  // at `bits_per_key`: 5 + 64 ceil(ceil(keys * millibits / 8000) / 64).
+  static uint64_t BuiltinFilterBytes(uint64_t keys, double bits_per_key);
+
+  // Che's approximation: the probability that a request for a block of run
+  // j misses an LRU cache of `capacity_blocks` blocks, for runs of
+  // blocks[j] blocks each requested at rates[j] per lookup in total (spread
+  // evenly over the run's blocks). 1 everywhere when capacity is 0.
+  static std::vector<double> CheMissProbabilities(std::span<const double> blocks, std::span<const double> rates,
+                                                  double capacity_blocks);
+
+  // The stable-mode plan of a column family (tests): per run (L0 first,
+  // then shallowest..deepest) bits per key, weights used and entries.
+  struct Plan {
+    int shallowest = -1;
+    std::vector<double> bits_per_key, weights, entries, miss;
+    double average = 0;        // the nominal average A solved for
+    double real_bytes = 0;     // predicted for the recorded files
+    double builtin_bytes = 0;  // the built-in's for the same files
+  };
+  std::optional<Plan> StablePlan(const std::string& column_family);
 
   // The filter options for a new SST described by `context`, or nullopt when
   // its level is allocated no filter. Records the level in the shape
@@ -190,14 +294,24 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     std::deque<std::pair<double, double>> recent;  // newest last
     double actual = 0, budget = 0;                 // sums over `recent`
   };
+  struct Live {  // a recorded live file (stable mode)
+    std::string largest;
+    uint64_t keys = 0, bytes = 0;
+  };
   struct ColumnFamily {
     int shallowest = -1;  // -1: no non-L0 level seen yet
     int deepest = -1;
-    bool any_filter = false;                   // smallest/largest are set
-    std::string smallest, largest;             // of every filter observed
-    std::map<int, std::deque<Filter>> recent;  // by level, newest last
-    std::map<int, Spend> spend;                // by level
-    std::vector<int> last_logged;              // allocation key last logged
+    bool any_filter = false;                                       // smallest/largest are set
+    std::string smallest, largest;                                 // of every filter observed
+    std::map<int, std::deque<Filter>> recent;                      // by level, newest last
+    std::map<int, Spend> spend;                                    // by level
+    std::vector<int> last_logged;                                  // allocation key last logged
+    std::map<int, std::map<std::string, Live, std::less<>>> live;  // by level >= 1, by smallest key
+    double key_bytes = 0, key_samples = 0;                         // for the mean key length
+    uint64_t observations = 0;
+    std::optional<Plan> plan;                                            // stable mode's, when computed
+    uint64_t plan_at = 0;                                                // observations when computed
+    double cache_bytes = 0, block_size = 4096, cached_filter_bytes = 0;  // from the last context
   };
 
   FilterOptions Uniform() const;
@@ -208,9 +322,14 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   std::vector<double> WeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
   std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
 
+  bool StableLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  std::optional<Plan> ComputePlanLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  double CoverageLocked(const ColumnFamily& cf, int level) const LINEBLOOM_REQUIRES(mutex_);
+
   const double average_bits_per_key_;
   const int num_probes_;
   const double size_ratio_;
+  const CacheOptions cache_;
 
   mutable Mutex mutex_;
   std::map<std::string, ColumnFamily> column_families_ LINEBLOOM_GUARDED_BY(mutex_);  // by name

@@ -67,6 +67,18 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"size_ratio",
        {offsetof(LinebloomPolicyOptions, size_ratio), OptionType::kDouble, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"cache_aware",
+       {offsetof(LinebloomPolicyOptions, cache_aware), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
+      {"block_cache_bytes",
+       {offsetof(LinebloomPolicyOptions, block_cache_bytes), OptionType::kDouble, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
+      {"data_bytes_per_key",
+       {offsetof(LinebloomPolicyOptions, data_bytes_per_key), OptionType::kDouble, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
+      {"level_weights",
+       {offsetof(LinebloomPolicyOptions, level_weights), OptionType::kString, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -142,6 +154,13 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
     return ::rocksdb::Status::InvalidArgument("linebloom: size_ratio must be in [1.5, 100], got ",
                                               std::to_string(options_.size_ratio));
   }
+  if (!(options_.block_cache_bytes >= 0) || !(options_.data_bytes_per_key >= 0)) {
+    return ::rocksdb::Status::InvalidArgument("linebloom: block_cache_bytes and data_bytes_per_key must be >= 0");
+  }
+  if (!LevelAwareBits::ParseLevelWeights(options_.level_weights)) {
+    return ::rocksdb::Status::InvalidArgument(
+        "linebloom: level_weights must be ':'-separated numbers in [0, 1] (L0 first), got ", options_.level_weights);
+  }
   return FilterPolicy::ValidateOptions(db_opts, cf_opts);
 }
 
@@ -186,7 +205,13 @@ std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
   if (options_.level_aware) {
     LevelAware& state = *level_aware_;
     std::call_once(state.once, [&] {
-      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio);
+      LevelAwareBits::CacheOptions cache;
+      cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
+      cache.block_cache_bytes = options_.block_cache_bytes;
+      cache.data_bytes_per_key = options_.data_bytes_per_key;
+      cache.level_weights = LevelAwareBits::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
+      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio,
+                                                    std::move(cache));
     });
     return state.bits->ForNewFile(context);
   }

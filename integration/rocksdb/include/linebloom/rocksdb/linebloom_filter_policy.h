@@ -26,6 +26,16 @@
 //                    adjacent level sizes; set it to the column family's
 //                    max_bytes_for_level_multiplier (FilterBuildingContext
 //                    does not carry it)
+//   cache_aware      bool, default false: with level_aware, weight each level
+//                    by the probability that a false positive there misses
+//                    the block cache (Che's approximation for LRU), with the
+//                    table options' block cache capacity
+//   block_cache_bytes double, default 0: the cache the cache-aware weights
+//                    assume; > 0 turns cache_aware on with this capacity
+//   data_bytes_per_key double, default 0 (= mean key bytes + 40): data bytes
+//                    per entry, for the number of data blocks per level
+//   level_weights    string, default empty: per-level cost weights, L0 first,
+//                    ':'-separated; replaces the cache-aware weights
 //
 // A filter block that does not parse (corrupt, truncated, a future format
 // version, another policy's bytes) gets a reader that answers "may match"
@@ -64,6 +74,17 @@ struct LinebloomPolicyOptions {
   // Level-aware bits per key (see the file comment).
   bool level_aware = false;
   double size_ratio = 10.0;
+  // Level-aware, cache-aware weighting (src/level_aware_bits.h): weight each
+  // level by the probability that a false positive there misses the block
+  // cache. block_cache_bytes > 0 turns it on with that capacity.
+  // data_bytes_per_key 0: estimated from the keys (mean key bytes + 40).
+  bool cache_aware = false;
+  double block_cache_bytes = 0;
+  double data_bytes_per_key = 0;
+  // Configured cost weights per level, L0 first, ':'-separated (e.g.
+  // "0.1:1:1:1:1:1:1"); empty: computed. A configured list replaces the
+  // cache-aware weights.
+  std::string level_weights;
 };
 
 class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
