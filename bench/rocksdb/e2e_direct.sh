@@ -38,7 +38,8 @@
 #   63 % distinct), VALUE_SIZE [100], READS [500000] lookups per run,
 #   REPEATS [5], CACHE_MB [4], WRITE_BUFFER [262144] (target file size too;
 #   level base 4 x), WORKDIR [/tmp/linebloom-e2e-VERSION], BUILD_DIR,
-#   CONFIGS, PASSES, LA_BITS (see level_aware_pair.sh), NO_BUILD=1 (use the
+#   CONFIGS [level_aware cache_aware uniform builtin], PASSES, LA_BITS,
+#   LA_OPTIONS, REUSE_FILL=1 (see level_aware_pair.sh), NO_BUILD=1 (use the
 #   built plugin and tools as they are), DIRECT_READS [1].
 # Direct reads need a file system with O_DIRECT (not tmpfs): the script
 # checks WORKDIR first and stops if it lacks it.
@@ -100,6 +101,7 @@ export NUM="$num" VALUE_SIZE="${VALUE_SIZE:-100}" READS="${READS:-500000}" REPEA
 export CACHE_MB="${CACHE_MB:-4}" WRITE_BUFFER="$write_buffer" TARGET_FILE="${TARGET_FILE:-$write_buffer}"
 export LEVEL_BASE="${LEVEL_BASE:-$((4 * write_buffer))}" DIRECT_READS="$direct"
 export BENCHES="${BENCHES:-readmissing multireadrandom}" WORKDIR="$work"
+export CONFIGS="${CONFIGS:-level_aware cache_aware uniform builtin}"
 export DB_BENCH="$bin/db_bench" SST_DUMP="$bin/sst_dump" LDB="$bin/ldb"
 export REFILTER="$build/bench/rocksdb/linebloom-refilter" LEVEL_BOUND="$build/bench/rocksdb/linebloom-level-bound"
 

@@ -25,7 +25,9 @@
 # env:   NUM (keys written, default 2000000)  READS (default 500000)
 #        VALUE_SIZE (default 32)  WORKDIR (default /tmp/linebloom-level-aware)
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
-#        CONFIGS (default "level_aware uniform builtin")
+#        CONFIGS (default "level_aware uniform builtin"; also cache_aware:
+#        level_aware weighting levels by block cache misses, see policy_of)
+#        LA_OPTIONS (extra policy options of level_aware and cache_aware)
 #        L0_TRIGGER (level0_file_num_compaction_trigger, default 4; 1 leaves
 #        no L0 files after the fill, so the three SAME_TREE=0 trees differ less)
 #        NO_TRIVIAL_MOVE=1 (see below)  LA_BITS (level_aware's bits_per_key,
@@ -33,6 +35,8 @@
 #        SAME_TREE (default 1, see above)  FILL_SEED (db_bench --seed of the
 #        fill, default 1)  PASSES (linebloom-refilter --passes, default 3)
 #        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
+#        REUSE_FILL=1: keep the shared fill of an earlier run in WORKDIR
+#        (same NUM and geometry) and redo everything from the refilter on
 #        READS_ONLY=1: keep the refiltered DBs of an earlier run in WORKDIR
 #        (same NUM and configurations) and only redo the reads and the report
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
@@ -85,6 +89,9 @@ refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter
 # levels off the model's sizes; docs/ROCKSDB.md), so an equal-memory
 # comparison may set it lower -- the report prints every config's bytes.
 la_bits=${LA_BITS:-10}
+# LA_OPTIONS: more options for the level-aware configurations' policy,
+# ';'-separated (e.g. level_weights=0.1:1:1:1:1:1:1).
+la_options=${LA_OPTIONS:-}
 # NO_TRIVIAL_MOVE=1: alternate the configured compression of adjacent levels
 # (none / LZ4), which stops RocksDB from moving a file to the next level
 # without rewriting it (Compaction::IsTrivialMove requires the same
@@ -115,7 +122,14 @@ mkdir -p "$work"
 
 policy_of() {
   case $1 in
-    level_aware) echo "{id=linebloom;bits_per_key=$la_bits;level_aware=true;size_ratio=10}" ;;
+    level_aware) echo "{id=linebloom;bits_per_key=$la_bits;level_aware=true;size_ratio=10${la_options:+;$la_options}}" ;;
+    # level_aware, with each level weighted by the chance that a false
+    # positive there misses the block cache of CACHE_MB (the refilter
+    # process has no such cache, so its size is spelled out). Data bytes per
+    # entry: the key, its 8 bytes of sequence number and type, the value,
+    # less what prefix compression shares (sst_dump: "data block size" /
+    # "# entries" is VALUE_SIZE + 22 with these 16-byte keys).
+    cache_aware) echo "{id=linebloom;bits_per_key=$la_bits;level_aware=true;size_ratio=10;cache_aware=true;block_cache_bytes=$((${cache_mb:-8} * 1048576));data_bytes_per_key=$((value_size + 22))${la_options:+;$la_options}}" ;;
     uniform) echo '{id=linebloom;bits_per_key=10}' ;;
     builtin) echo 'bloomfilter:10:false' ;;
     *) echo "unknown config $1" >&2; exit 2 ;;
@@ -225,7 +239,11 @@ ticker() {  # name file
 # L0 file (its policy would not know the tree's shape yet).
 fill_benchmarks=fillrandom,flush,waitforcompaction,levelstats
 reads_only=${READS_ONLY:-0}
-if [ "${REPORT_ONLY:-0}" != 1 ] && [ "$reads_only" != 1 ] && [ "$same_tree" = 1 ]; then
+if [ "${REPORT_ONLY:-0}" != 1 ] && [ "$reads_only" != 1 ] && [ "${REUSE_FILL:-0}" = 1 ]; then
+  if [ ! -s "$work/fill.out" ] || [ ! -d "$work/db-fill" ]; then echo "REUSE_FILL=1: no fill in $work" >&2; exit 2; fi
+  [ -x "$refilter" ] || { echo "SAME_TREE=1 needs linebloom-refilter (not at $refilter; set REFILTER)" >&2; exit 2; }
+  echo "reusing the shared tree in $work/db-fill" >&2
+elif [ "${REPORT_ONLY:-0}" != 1 ] && [ "$reads_only" != 1 ] && [ "$same_tree" = 1 ]; then
   [ -x "$refilter" ] || { echo "SAME_TREE=1 needs linebloom-refilter (not at $refilter; set REFILTER)" >&2; exit 2; }
   write_options builtin "$work/fill.OPTIONS"
   rm -rf "$work/db-fill"
@@ -255,7 +273,7 @@ for config in $configs; do
     # Only a level-aware policy learns from earlier passes; the others
     # build the same filter every time, so one pass rewrites them all.
     config_passes=$passes
-    [ "$config" = level_aware ] || config_passes=1
+    case $config in level_aware | cache_aware) ;; *) config_passes=1 ;; esac
     # Exits non-zero (and so stops this script) if any level's entries changed.
     "$refilter" --db="$work/db-$config" --options="$work/$config.OPTIONS" --passes="$config_passes" \
       >"$work/refilter-$config.out" 2>&1 || { cat "$work/refilter-$config.out" >&2; exit 1; }
@@ -388,9 +406,11 @@ if grep -q '^level_aware ' "$work/summary.txt"; then
   # The policy logs each change of its estimate (lookup weights, corrected
   # average, bits per level); the last one before the reads is what the
   # newest files were built with.
-  last=$(cat "$work"/db-level_aware/LOG* 2>/dev/null | grep 'linebloom level_aware' | sort | tail -n 1 |
-         sed 's/.*linebloom level_aware/linebloom level_aware/')
-  [ -z "$last" ] || { echo "level_aware's last allocation (DB LOG):"; echo "  $last"; }
+  for config in level_aware cache_aware; do
+    last=$(cat "$work/db-$config"/LOG* 2>/dev/null | grep 'linebloom level_aware' | sort | tail -n 1 |
+           sed 's/.*linebloom level_aware/linebloom level_aware/')
+    [ -z "$last" ] || { echo "$config's last allocation (DB LOG):"; echo "  $last"; }
+  done
 fi
 
 # The bound: on each tree, the best expected false positives per lookup any
@@ -538,4 +558,21 @@ if [ -s "$work/e2e.txt" ]; then
                  $4 + $5 ? 100 * $5 / ($4 + $5) : 0 }'
     done
   done
+fi
+
+# The same bound weighted by storage reads: a level's checks times the
+# fraction of its false positives that missed the block cache with the
+# built-in filter (readmissing, the table above), i.e. the expected data
+# misses per lookup at uniform 10 bits/key vs the best per-level bits if
+# those miss fractions held. A level whose blocks stay cached barely counts.
+# (Fewer false positives at a level also leave fewer of its blocks cached, so
+# this is a guide, not a strict bound.)
+if [ -s "$work/e2e.txt" ] && [ -x "$level_bound" ] && case " $configs " in *" builtin "*) true ;; *) false ;; esac &&
+  set -- "$work/readmissing-builtin-"*.out && [ -e "$1" ]; then
+  echo
+  printf 'Bound on data misses/lookup (readmissing, built-in per-level miss fractions):\n  '
+  per_level_counts "$@" | sort -n | awk -v fb="$work/filters-builtin.txt" '
+    BEGIN { while ((getline line < fb) > 0) { split(line, a, " "); e[a[1]] += a[2] } }
+    { k = $2 + $3; if ($4 + $5 > 0 && k > 0 && e[$1] > 0) print $1, e[$1], k * $5 / ($4 + $5) }' |
+    "$level_bound" --lookups "$(($# * reads))" --bits 10
 fi
