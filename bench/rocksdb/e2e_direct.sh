@@ -43,7 +43,7 @@
 #   built plugin and tools as they are), DIRECT_READS [1].
 # Direct reads need a file system with O_DIRECT (not tmpfs): the script
 # checks WORKDIR first and stops if it lacks it.
-# Disk: about 4 x the data (the fill + three copies); the fill takes most of
+# Disk: about 5 x the data (the fill + four copies); the fill takes most of
 # the run time.
 set -eu
 version=${1:?usage: $0 7.8.3|11.8.1}

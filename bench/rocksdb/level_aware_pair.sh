@@ -457,9 +457,21 @@ done
 #                               reads: no page cache in between)
 #   last_rd, upper_rd           rocksdb.{last,non.last}.level.read.count:
 #                               file reads at the last level (L6) / above
-#   read_us                     rocksdb.sst.read.micros SUM / COUNT of a
-#                               run (median over the runs: a process
-#                               stopped in a read inflates one run's)
+#   read_us                     rocksdb.sst.read.micros SUM / COUNT of the
+#                               lookups' reads: the run's minus its
+#                               rocksdb.file.read.db.open.micros (the
+#                               open's reads, RocksDB 8 on); "-" where that
+#                               histogram is missing: the open's reads
+#                               (large, slow) vary more from one open to
+#                               the next than the lookups' reads add up to
+#   blk_us                      rocksdb.read.block.get.micros SUM / COUNT
+#                               minus the open-only run's: fetching a
+#                               missed block (read + checksum); the open's
+#                               block fetches mostly come from its
+#                               prefetch buffer, so their share is small
+#                               (read_us and blk_us: medians over the runs,
+#                               as a process stopped in a read inflates
+#                               one run's)
 #   cpu_ns (median)             the db_bench process's CPU time (user +
 #                               sys) per lookup, minus the open-only run's
 #   p50_us, p99_us              its percentiles; they include the open's
@@ -484,21 +496,31 @@ summarize_runs() {  # bench config: one line of medians and pooled counters
       name = substr($1, 9)
       if (is_open) open[name] = $4; else sum[name] += $4
     }
-    $1 == "rocksdb.sst.read.micros" {
+    $1 ~ /^rocksdb\.(sst\.read|file\.read\.db\.open|read\.block\.get)\.micros$/ {
       for (i = 2; i < NF; i += 3) v[$i] = $(i + 2)
-      if (is_open) { oc = v["COUNT"]; os = v["SUM"] }
-      else { avg = avg " " (v["COUNT"] > oc ? (v["SUM"] - os) / (v["COUNT"] - oc) : 0)
-             p50 = p50 " " v["P50"]; p99 = p99 " " v["P99"] }
+      h = $1 == "rocksdb.sst.read.micros" ? "sst" : $1 == "rocksdb.read.block.get.micros" ? "blk" : "dbopen"
+      hc[h] = v["COUNT"]; hs[h] = v["SUM"]
+      if (h == "sst" && !is_open) { p50 = p50 " " v["P50"]; p99 = p99 " " v["P99"] }
+    }
+    # The last line of each db_bench output: its histograms are all read.
+    $1 == "cpu_seconds" {
+      if (is_open) { obc = hc["blk"]; obs = hs["blk"] }
+      else {
+        if (hc["dbopen"] > 0 && hc["sst"] > hc["dbopen"])
+          avg = avg " " (hs["sst"] - hs["dbopen"]) / (hc["sst"] - hc["dbopen"])
+        if (hc["blk"] > obc) blk = blk " " (hs["blk"] - obs) / (hc["blk"] - obc)
+      }
+      delete hc; delete hs
     }
     END {
       n = runs * reads
       for (k in sum) sum[k] -= runs * open[k]
-      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %.1f %.0f %.0f %.0f\n", bench, config, runs, median(ops),
+      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %s %.0f %.0f %.0f %.1f\n", bench, config, runs, median(ops),
              sum["bloom.filter.useful"] / n, sum["bloom.filter.full.positive"] / n,
              sum["bloom.filter.full.true.positive"] / n, sum["block.cache.data.miss"] / n,
              sum["block.cache.data.hit"] / n, sum["last.level.read.count"] / n,
-             sum["non.last.level.read.count"] / n, median(avg), median(p50), median(p99),
-             1e9 * (median(cpu) - ocpu) / reads
+             sum["non.last.level.read.count"] / n, (avg == "" ? "-" : sprintf("%.1f", median(avg))), median(p50),
+             median(p99), 1e9 * (median(cpu) - ocpu) / reads, median(blk)
     }' "$work/open-$2.out" "$work/$1-$2-"*.out
 }
 for bench in $benches; do
@@ -534,12 +556,12 @@ if [ -s "$work/e2e.txt" ]; then
                (miss[base] > 0 ? sprintf("%.3f", f[8] / miss[base]) : "-"), f[6] - f[7], bytes[c],
                bytes["builtin"] ? sprintf("%.3f", bytes[c] / bytes["builtin"]) : "-"
       }
-      printf "\n%-16s %-12s %9s %9s %9s %9s %9s %9s %9s %8s %7s %7s\n", "counters/lookup", "config", "useful",
-             "positive", "true_pos", "data_miss", "data_hit", "last_rd", "upper_rd", "read_us", "p50_us", "p99_us"
+      printf "\n%-16s %-12s %9s %9s %9s %9s %9s %9s %9s %8s %7s %7s %7s\n", "counters/lookup", "config", "useful",
+             "positive", "true_pos", "data_miss", "data_hit", "last_rd", "upper_rd", "read_us", "blk_us", "p50_us", "p99_us"
       for (i = 1; i <= n; i++) {
         split(row[i], f, " ")
-        printf "%-16s %-12s %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8.1f %7d %7d\n", f[1], f[2], f[5], f[6], f[7],
-               f[8], f[9], f[10], f[11], f[12], f[13], f[14]
+        printf "%-16s %-12s %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8s %7.1f %7d %7d\n", f[1], f[2], f[5], f[6], f[7],
+               f[8], f[9], f[10], f[11], f[12], f[16], f[13], f[14]
       }
     }' "$work/e2e.txt"
   # Where the reads happen: per level, from the perf context, pooled over
