@@ -440,7 +440,8 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       const double largest = *std::max_element(weights.begin(), weights.end());
       std::vector<double> normalized(weights);
       for (double& w : normalized) w /= largest;
-      allocation = MoveSafeAllocation(n, normalized, average);
+      // Unconstrained (see "Trivial moves in the tracked tree").
+      allocation = AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * allocation.expected_fpr[run];
@@ -509,6 +510,14 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   plan.average = average;
   plan.entries = entries;
   plan.real_bytes = bytes;
+  if (auto deepest = cf.live.find(d); deepest != cf.live.end()) {
+    double keys = 0, others = 0;
+    for (const auto& [smallest, file] : deepest->second) keys += static_cast<double>(file.keys);
+    std::vector<double> without_last = plan.bits_per_key;
+    without_last.back() = 0;
+    others = real_bytes(without_last);
+    plan.last_bytes_per_key = keys > 0 ? (builtin - others) / keys : 0;
+  }
   plan.builtin_bytes = builtin;
   return plan;
 }
@@ -547,6 +556,12 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
     }
     while (it != files.end() && std::string_view(it->first) <= largest) it = files.erase(it);
     files.emplace(std::string(smallest), Live{std::string(largest), keys, filter_bytes});
+  }
+  if (level > 0 && level == cf.deepest && cf.plan && cf.plan->last_bytes_per_key > 0) {
+    const double limit = kMaxCarryBlocks * kFilterBlockBytes;
+    cf.carry_bytes = std::clamp(
+        cf.carry_bytes + cf.plan->last_bytes_per_key * static_cast<double>(keys) - static_cast<double>(filter_bytes),
+        -limit, limit);
   }
   std::deque<Filter>& recent = cf.recent[level];
   recent.push_back(Filter{std::string(smallest), std::string(largest), keys});
@@ -635,8 +650,21 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(const ::rocksdb::FilterB
     if (cf.plan) {
       const size_t run = level == 0 ? 0 : static_cast<size_t>(1 + level - cf.shallowest);
       if (run < cf.plan->bits_per_key.size()) {
-        const double bits = cf.plan->bits_per_key[run];
+        double bits = cf.plan->bits_per_key[run];
         if (bits <= 0) return std::nullopt;
+        if (level == cf.deepest && cf.plan->last_bytes_per_key > 0) {
+          // Whole blocks for the predicted keys, budget plus carry (see
+          // above); bits half a block below, so that ceil gives them.
+          double keys = 0;
+          const auto& recent = cf.recent[level];
+          for (const Filter& f : recent) keys += static_cast<double>(f.keys);
+          if (!recent.empty() && keys > 0) {
+            const double predicted = keys / static_cast<double>(recent.size());
+            const double wanted = cf.plan->last_bytes_per_key * predicted + cf.carry_bytes;
+            const double blocks = std::max(1.0, std::round((wanted - kFilterTrailerBytes) / kFilterBlockBytes));
+            bits = std::clamp((blocks - 0.5) * kFilterBlockBits / predicted, kMinBitsPerKey, kMaxLevelBitsPerKey);
+          }
+        }
         FilterOptions options;
         options.bits_per_key = bits;
         options.num_probes = num_probes_;

@@ -130,6 +130,26 @@
 //     the largest bits per key (continuous, by bisection) at which the real
 //     bytes of all recorded files stay at or below the built-in's: no bits
 //     left on the allocator's 1/8-bit grid, no rounding unaccounted.
+// Trivial moves in the tracked tree. The tracked tree drops the move-safe
+// constraint: each level gets its own bits (on the trees measured, sharing
+// cost 2-3 points of the best reduction in false positives, a twentieth of
+// it). A file moved down unrewritten keeps its level's (higher) bits: its
+// false-positive rate only falls, and its bytes stay in the books as a
+// record of the level it was built for until a new file there overlaps it.
+// Only after that is it unaccounted, an overspend bounded by the share of
+// the tree moved that way (small once the tree is full: a level-l file
+// moves only where level l+1 has no file overlapping its range).
+//
+// Whole blocks per file. Each filter takes whole 64-byte blocks, and with a
+// fixed target file size the files of a level hold nearly the same number of
+// keys, so the last level's real bytes move in steps of one block per file
+// (0.4 bits per key for 1280-key files): a bits per key that just fits the
+// budget can leave most of a block per file unspent. So the last level's
+// files are dithered: each gets the budget's bytes for its predicted keys
+// (the mean of the level's recent filters) plus the carry, the budgeted
+// minus the real bytes of the last level's files built so far (clamped to
+// +-kMaxCarryBlocks blocks), rounded to whole blocks; some files get one
+// block more than others and the level's bytes track the budget.
 // The plan is recomputed every kReplanEvery observed filters.
 //
 // Cache-aware weights. A false positive costs a device read only when the
@@ -201,6 +221,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr uint64_t kReplanEvery = 64;
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
+  static constexpr double kMaxCarryBlocks = 4;
 
   struct CacheOptions {
     bool enabled = true;
@@ -238,6 +259,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     double average = 0;        // the nominal average A solved for
     double real_bytes = 0;     // predicted for the recorded files
     double builtin_bytes = 0;  // the built-in's for the same files
+    // The last level's share of the built-in's bytes per key (what is left
+    // after the other levels' real bytes), for the per-file block dither.
+    double last_bytes_per_key = 0;
   };
   std::optional<Plan> StablePlan(const std::string& column_family);
 
@@ -310,6 +334,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     double key_bytes = 0, key_samples = 0;                         // for the mean key length
     uint64_t observations = 0;
     std::optional<Plan> plan;                                            // stable mode's, when computed
+    double carry_bytes = 0;  // last level: budgeted minus real bytes so far (dither)
     uint64_t plan_at = 0;                                                // observations when computed
     double cache_bytes = 0, block_size = 4096, cached_filter_bytes = 0;  // from the last context
   };
