@@ -468,7 +468,9 @@ done
 #                               minus the open-only run's: fetching a
 #                               missed block (read + checksum); the open's
 #                               block fetches mostly come from its
-#                               prefetch buffer, so their share is small
+#                               prefetch buffer, so their share is small;
+#                               readmissing only (MultiGet's batched reads
+#                               do not go through this histogram)
 #                               (read_us and blk_us: medians over the runs,
 #                               as a process stopped in a read inflates
 #                               one run's)
@@ -508,19 +510,19 @@ summarize_runs() {  # bench config: one line of medians and pooled counters
       else {
         if (hc["dbopen"] > 0 && hc["sst"] > hc["dbopen"])
           avg = avg " " (hs["sst"] - hs["dbopen"]) / (hc["sst"] - hc["dbopen"])
-        if (hc["blk"] > obc) blk = blk " " (hs["blk"] - obs) / (hc["blk"] - obc)
+        if (bench == "readmissing" && hc["blk"] > obc) blk = blk " " (hs["blk"] - obs) / (hc["blk"] - obc)
       }
       delete hc; delete hs
     }
     END {
       n = runs * reads
       for (k in sum) sum[k] -= runs * open[k]
-      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %s %.0f %.0f %.0f %.1f\n", bench, config, runs, median(ops),
+      printf "%s %s %d %.0f %.5f %.5f %.5f %.5f %.5f %.5f %.5f %s %.0f %.0f %.0f %s\n", bench, config, runs, median(ops),
              sum["bloom.filter.useful"] / n, sum["bloom.filter.full.positive"] / n,
              sum["bloom.filter.full.true.positive"] / n, sum["block.cache.data.miss"] / n,
              sum["block.cache.data.hit"] / n, sum["last.level.read.count"] / n,
              sum["non.last.level.read.count"] / n, (avg == "" ? "-" : sprintf("%.1f", median(avg))), median(p50),
-             median(p99), 1e9 * (median(cpu) - ocpu) / reads, median(blk)
+             median(p99), 1e9 * (median(cpu) - ocpu) / reads, (blk == "" ? "-" : sprintf("%.1f", median(blk)))
     }' "$work/open-$2.out" "$work/$1-$2-"*.out
 }
 for bench in $benches; do
@@ -560,7 +562,7 @@ if [ -s "$work/e2e.txt" ]; then
              "positive", "true_pos", "data_miss", "data_hit", "last_rd", "upper_rd", "read_us", "blk_us", "p50_us", "p99_us"
       for (i = 1; i <= n; i++) {
         split(row[i], f, " ")
-        printf "%-16s %-12s %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8s %7.1f %7d %7d\n", f[1], f[2], f[5], f[6], f[7],
+        printf "%-16s %-12s %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %9.5f %8s %7s %7d %7d\n", f[1], f[2], f[5], f[6], f[7],
                f[8], f[9], f[10], f[11], f[12], f[16], f[13], f[14]
       }
     }' "$work/e2e.txt"
