@@ -11,6 +11,9 @@
 #include <vector>
 
 #include <rocksdb/cache.h>
+#if __has_include(<rocksdb/advanced_cache.h>)
+#include <rocksdb/advanced_cache.h>  // Cache's definition from RocksDB 8.1
+#endif
 #include <rocksdb/env.h>
 #include <rocksdb/table.h>
 
@@ -429,27 +432,56 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
 
   // One allocation at nominal average A, with the cache fixed point; the
   // last run takes what the allocator's grid left unspent.
-  auto allocate = [&](double average, std::vector<double>* weights_out, std::vector<double>* miss_out) {
-    std::vector<double> miss(num_runs, 1.0), weights(coverage);
+  // The fixed point of allocation and Che's misses from `miss`; its cost is
+  // the expected device reads per lookup, sum_j c_j f_j m_j, with m_j from
+  // Che at the final allocation.
+  struct Point {
     LevelAllocation allocation;
+    std::vector<double> weights, miss;
+    double cost = 0;
+  };
+  auto fixed_point = [&](double average, std::vector<double> miss) {
+    Point p;
+    p.weights = coverage;
     const int rounds = cache_aware ? kCheIterations : 1;
     for (int round = 0; round < rounds; ++round) {
       for (size_t run = 0; run < num_runs; ++run) {
-        weights[run] = std::max(coverage[run] * miss[run], kStableMinWeight * coverage[run]);
+        p.weights[run] = std::max(coverage[run] * miss[run], kStableMinWeight * coverage[run]);
       }
-      const double largest = *std::max_element(weights.begin(), weights.end());
-      std::vector<double> normalized(weights);
+      const double largest = *std::max_element(p.weights.begin(), p.weights.end());
+      std::vector<double> normalized(p.weights);
       for (double& w : normalized) w /= largest;
       // Unconstrained (see "Trivial moves in the tracked tree").
-      allocation = AllocateBitsPerRun(n, normalized, average);
+      p.allocation = AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
-      for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * allocation.expected_fpr[run];
+      for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];
       const std::vector<double> next = CheMissProbabilities(blocks, rates, capacity_blocks);
       for (size_t run = 0; run < num_runs; ++run) {
         miss[run] = round == 0 ? next[run] : std::sqrt(std::max(miss[run], 1e-12) * std::max(next[run], 1e-12));
       }
+      if (round + 1 == rounds) {
+        for (size_t run = 0; run < num_runs; ++run) p.cost += rates[run] * next[run];
+      }
     }
+    p.miss = miss;
+    return p;
+  };
+  auto allocate = [&](double average, std::vector<double>* weights_out, std::vector<double>* miss_out) {
+    // Two starts: every false positive a miss (the cache-oblivious optimum),
+    // and the misses of a tree without filters (every covered level read on
+    // every lookup: small levels hot and cached). The two can settle in
+    // different fixed points -- a level given many bits is read rarely, so
+    // its blocks are cold and its weight stays high; given few, it is read
+    // often, cached and cheap -- and the cheaper one is kept.
+    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0));
+    if (cache_aware) {
+      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks));
+      if (other.cost < best.cost) best = std::move(other);
+    }
+    LevelAllocation& allocation = best.allocation;
+    const std::vector<double>& weights = best.weights;
+    const std::vector<double>& miss = best.miss;
     double spent = 0;
     for (size_t run = 0; run + 1 < num_runs; ++run) spent += static_cast<double>(n[run]) * allocation.bits_per_key[run];
     const double last = static_cast<double>(n.back());
@@ -516,7 +548,10 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     std::vector<double> without_last = plan.bits_per_key;
     without_last.back() = 0;
     others = real_bytes(without_last);
-    plan.last_bytes_per_key = keys > 0 ? (builtin - others) / keys : 0;
+    // Less a margin: the dither's carry may end up to kMaxCarryBlocks
+    // blocks (plus one file's rounding) over.
+    const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes;
+    plan.last_bytes_per_key = keys > 0 ? (builtin - margin - others) / keys : 0;
   }
   plan.builtin_bytes = builtin;
   return plan;

@@ -333,9 +333,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     std::map<int, std::map<std::string, Live, std::less<>>> live;  // by level >= 1, by smallest key
     double key_bytes = 0, key_samples = 0;                         // for the mean key length
     uint64_t observations = 0;
-    std::optional<Plan> plan;                                            // stable mode's, when computed
-    double carry_bytes = 0;  // last level: budgeted minus real bytes so far (dither)
-    uint64_t plan_at = 0;                                                // observations when computed
+    std::optional<Plan> plan;  // stable mode's, when computed
+    double carry_bytes = 0;    // last level: budgeted minus real bytes so far (dither)
+    uint64_t plan_at = 0;      // observations when computed
     double cache_bytes = 0, block_size = 4096, cached_filter_bytes = 0;  // from the last context
   };
 
