@@ -566,6 +566,37 @@ if [ -s "$work/e2e.txt" ]; then
                f[8], f[9], f[10], f[11], f[12], f[16], f[13], f[14]
       }
     }' "$work/e2e.txt"
+  # Paired ratios: each run against the built-in's run of the same
+  # repetition (adjacent in time, same keys), median over the repetitions.
+  # Slow drift of a shared machine cancels within a pair; the ratio of the
+  # medians above does not cancel it.
+  if case " $configs " in *" builtin "*) true ;; *) false ;; esac; then
+    echo
+    echo "Paired with builtin's run of the same repetition (median of the per-repetition ratios; runs in order):"
+    for bench in $benches; do
+      for config in $configs; do
+        [ "$config" != builtin ] || continue
+        r=1
+        while [ -f "$work/$bench-$config-$r.out" ] && [ -f "$work/$bench-builtin-$r.out" ]; do
+          for c in "$config" builtin; do
+            awk -v b="$bench" '$1 == b { for (i = 1; i < NF; i++) if ($(i + 1) == "ops/sec") o = $i }
+                               $1 == "cpu_seconds" { t = $2 } END { printf "%s %s ", o, t }' "$work/$bench-$c-$r.out"
+          done
+          echo
+          r=$((r + 1))
+        done | awk -v b="$bench" -v c="$config" \
+          -v oc="$(awk '$1 == "cpu_seconds" { print $2 }' "$work/open-$config.out")" \
+          -v ob="$(awk '$1 == "cpu_seconds" { print $2 }' "$work/open-builtin.out")" '
+          function median(list,   a, m, i, j, t) {
+            m = split(substr(list, 2), a, " ")
+            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+            return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+          }
+          $3 > 0 && $4 > ob { o = o " " $1 / $3; t = t " " ($2 - oc) / ($4 - ob); l = l sprintf(" %.2f", $1 / $3) }
+          END { if (o != "") printf "  %-16s %-12s ops/s x %.3f (%s )  cpu_ns x %.3f\n", b, c, median(o), l, median(t) }'
+      done
+    done
+  fi
   # Where the reads happen: per level, from the perf context, pooled over
   # the runs. checks = filter answers (useful + positive); a positive that
   # finds its block in the block cache costs no read (hit), a miss does.
