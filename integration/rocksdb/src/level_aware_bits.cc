@@ -432,6 +432,14 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
 
   // One allocation at nominal average A, with the cache fixed point; the
   // last run takes what the allocator's grid left unspent.
+  // Each run's rank by data blocks, smallest first (cached first).
+  std::vector<size_t> forced_cached(num_runs);
+  {
+    std::vector<size_t> order(num_runs);
+    for (size_t run = 0; run < num_runs; ++run) order[run] = run;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a] < blocks[b]; });
+    for (size_t rank = 0; rank < num_runs; ++rank) forced_cached[order[rank]] = rank;
+  }
   // The fixed point of allocation and Che's misses from `miss`; its cost is
   // the expected device reads per lookup, sum_j c_j f_j m_j, with m_j from
   // Che at the final allocation.
@@ -440,13 +448,13 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     std::vector<double> weights, miss;
     double cost = 0;
   };
-  auto fixed_point = [&](double average, std::vector<double> miss) {
+  auto fixed_point = [&](double average, std::vector<double> miss, size_t forced) {
     Point p;
     p.weights = coverage;
     const int rounds = cache_aware ? kCheIterations : 1;
     for (int round = 0; round < rounds; ++round) {
       for (size_t run = 0; run < num_runs; ++run) {
-        p.weights[run] = std::max(coverage[run] * miss[run], kStableMinWeight * coverage[run]);
+        p.weights[run] = coverage[run] * std::max(miss[run], kMinMissProbability);
       }
       const double largest = *std::max_element(p.weights.begin(), p.weights.end());
       std::vector<double> normalized(p.weights);
@@ -458,6 +466,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];
       const std::vector<double> next = CheMissProbabilities(blocks, rates, capacity_blocks);
       for (size_t run = 0; run < num_runs; ++run) {
+        if (forced_cached[run] < forced) continue;  // held at the floor: assumed cached
         miss[run] = round == 0 ? next[run] : std::sqrt(std::max(miss[run], 1e-12) * std::max(next[run], 1e-12));
       }
       if (round + 1 == rounds) {
@@ -474,10 +483,24 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     // different fixed points -- a level given many bits is read rarely, so
     // its blocks are cold and its weight stays high; given few, it is read
     // often, cached and cheap -- and the cheaper one is kept.
-    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0));
+    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0), 0);
     if (cache_aware) {
-      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks));
+      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks), 0);
       if (other.cost < best.cost) best = std::move(other);
+      // And the cached fixed points the iteration cannot reach from either
+      // start (a level is cached only once it has few bits, and it gets few
+      // bits only once it is cached): the p runs with the fewest blocks held
+      // at the floor while the others iterate, for every p whose blocks fit
+      // in the cache; the cost is Che's at the final allocation either way.
+      for (size_t p = 1; p < num_runs; ++p) {
+        double held = 0;
+        for (size_t run = 0; run < num_runs; ++run) held += forced_cached[run] < p ? blocks[run] : 0;
+        if (held > capacity_blocks) break;
+        std::vector<double> start(num_runs, 1.0);
+        for (size_t run = 0; run < num_runs; ++run) start[run] = forced_cached[run] < p ? kMinMissProbability : 1.0;
+        Point forced = fixed_point(average, start, p);
+        if (forced.cost < best.cost) best = std::move(forced);
+      }
     }
     LevelAllocation& allocation = best.allocation;
     const std::vector<double>& weights = best.weights;

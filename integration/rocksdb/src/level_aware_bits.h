@@ -174,8 +174,14 @@
 // allocate with weights c_j m_j, recompute f_j, T and m_j, repeat
 // (kCheIterations times, m_j averaged geometrically with the previous
 // iterate to damp oscillation: fewer bits at j raise lambda_j, which raises
-// h_j, which lowers the weight again). The weights are floored at
-// kStableMinWeight * c_j; data_bytes_per_key (the policy sees no values)
+// h_j, which lowers the weight again). The iteration can settle in two
+// fixed points -- a level given many bits is read rarely, its blocks are
+// cold and its weight stays high; given few, it is read often, stays cached
+// and its false positives are nearly free -- so it is run from two starts
+// (m = 1, and the misses of a tree without filters) and the one with fewer
+// expected device reads, sum_j c_j f_j m_j, is kept. m_j is floored at
+// kMinMissProbability (a floor of 1/32 kept the allocator from ever
+// reaching the cached fixed point); data_bytes_per_key (the policy sees no values)
 // defaults to the mean key length + 40. level_weights configures the
 // weights instead (multiplied into c_j).
 //
@@ -222,6 +228,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
   static constexpr double kMaxCarryBlocks = 4;
+  static constexpr double kMinMissProbability = 1.0 / 1024;
 
   struct CacheOptions {
     bool enabled = true;
