@@ -56,6 +56,10 @@ class PortableBitsReader final : public KernelBitsReader {
   }
 };
 
+// One class per kernel, written out: the single-key override must itself
+// carry the kernel's target attribute for the probe and XXH3 to be inlined
+// into it, and an attribute cannot depend on a template parameter (a
+// template over the kernel's functions would add a call per query).
 #if defined(__x86_64__)
 class Avx2BitsReader final : public KernelBitsReader {
  public:
