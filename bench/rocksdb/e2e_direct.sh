@@ -36,7 +36,7 @@
 #
 # env (defaults in brackets): NUM [4000000] keys written (fillrandom: about
 #   63 % distinct), VALUE_SIZE [100], READS [500000] lookups per run,
-#   REPEATS [5], CACHE_MB [4], WRITE_BUFFER [262144] (target file size too;
+#   REPEATS [5], CACHE_MB [1], WRITE_BUFFER [262144] (target file size too;
 #   level base 4 x), WORKDIR [/tmp/linebloom-e2e-VERSION], BUILD_DIR,
 #   CONFIGS [level_aware cache_aware uniform builtin], PASSES, LA_BITS,
 #   LA_OPTIONS, REUSE_FILL=1 (see level_aware_pair.sh), NO_BUILD=1 (use the
@@ -98,7 +98,7 @@ fi
 num=${NUM:-4000000}
 write_buffer=${WRITE_BUFFER:-262144}
 export NUM="$num" VALUE_SIZE="${VALUE_SIZE:-100}" READS="${READS:-500000}" REPEATS="${REPEATS:-5}"
-export CACHE_MB="${CACHE_MB:-4}" WRITE_BUFFER="$write_buffer" TARGET_FILE="${TARGET_FILE:-$write_buffer}"
+export CACHE_MB="${CACHE_MB:-1}" WRITE_BUFFER="$write_buffer" TARGET_FILE="${TARGET_FILE:-$write_buffer}"
 export LEVEL_BASE="${LEVEL_BASE:-$((4 * write_buffer))}" DIRECT_READS="$direct"
 export BENCHES="${BENCHES:-readmissing multireadrandom}" WORKDIR="$work"
 export CONFIGS="${CONFIGS:-level_aware cache_aware uniform builtin}"
