@@ -34,7 +34,7 @@ struct PortableProbe {
 #if defined(__x86_64__)
 struct Avx2Probe {
   __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return AllProbesSetAvx2(block, a, k);
+    return k <= 8 ? FirstRoundSetAvx2(block, a, k) : ManyProbesSetAvx2(block, a, k);
   }
 };
 
@@ -125,7 +125,7 @@ __attribute__((target("avx2"), noinline, flatten)) inline bool MayContainOtherKe
   return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx2Probe{});
 }
 
-__attribute__((target("avx2"), flatten)) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
+__attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
                                                                        int num_probes, uint32_t seed,
                                                                        std::string_view key) {
   if (!IsShortKey(key.size())) return MayContainOtherKeyAvx2(blocks, num_blocks, num_probes, seed, key);

@@ -102,6 +102,14 @@ __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char
   return true;
 }
 
+// AllProbesSetAvx2 for num_probes > 8, out of line: a query path that
+// inlines the one-round case keeps this loop's registers and stack frame
+// out of its own code.
+__attribute__((target("avx2"), noinline)) inline bool ManyProbesSetAvx2(const unsigned char* block, uint32_t a,
+                                                                        int num_probes) {
+  return AllProbesSetAvx2(block, a, num_probes);
+}
+
 }  // namespace linebloom::internal
 
 #endif  // __x86_64__

@@ -64,7 +64,7 @@ class PortableBitsReader final : public KernelBitsReader {
 class Avx2BitsReader final : public KernelBitsReader {
  public:
   using KernelBitsReader::KernelBitsReader;
-  __attribute__((target("avx2"), flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+  __attribute__((target("avx2"))) bool MayMatch(const ::rocksdb::Slice& key) override {
     return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
