@@ -77,6 +77,20 @@ void FilterBuilder::AddKey(std::string_view key) { AppendHash(internal::HashKey(
 
 void FilterBuilder::AddHash(uint64_t hash) { AppendHash(hash); }
 
+// The simple form: for (uint64_t hash : hashes) AppendHash(hash); with no
+// repeat to drop, a batch is copied whole into the chunks' room.
+void FilterBuilder::AddDistinctHashes(std::span<const uint64_t> hashes) {
+  while (!hashes.empty()) {
+    if (fill_ == capacity_ || chunks_.empty()) StartChunk(std::clamp(num_keys_, kMinChunk, kMaxChunk));
+    const size_t n = std::min(hashes.size(), capacity_ - fill_);
+    std::copy_n(hashes.begin(), n, chunks_.back().hashes.get() + fill_);
+    fill_ += n;
+    num_keys_ += n;
+    last_hash_ = hashes[n - 1];
+    hashes = hashes.subspan(n);
+  }
+}
+
 size_t FilterBuilder::FinishedSize() const { return FilterBytesFor(num_keys_, bits_per_key_); }
 
 namespace {

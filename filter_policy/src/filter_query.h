@@ -104,9 +104,11 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
 }
 
 // Per kernel: one query of a key, and the probing of one prefetched chunk.
-// Keys of 9 to 16 bytes hash inline, others reach a function of their own
-// by a tail call (key_hash.h, IsShortKey), so the common path makes no call. `flatten` inlines XXH3 into the query: the
-// compiler does not inline it across the target boundary on its own.
+// Keys of 9 to 16 bytes hash inline (XXH3's always-inline 9-16 byte
+// function), others reach a function of their own by a tail call (key_hash.h,
+// IsShortKey), so the common path makes no call. On those other functions
+// `flatten` inlines XXH3's dispatch, which the compiler does not inline
+// across the target boundary on its own.
 
 inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed,
                                   std::string_view key) {
@@ -126,8 +128,7 @@ __attribute__((target("avx2"), noinline, flatten)) inline bool MayContainOtherKe
 }
 
 __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
-                                                                       int num_probes, uint32_t seed,
-                                                                       std::string_view key) {
+                                                              int num_probes, uint32_t seed, std::string_view key) {
   if (!IsShortKey(key.size())) return MayContainOtherKeyAvx2(blocks, num_blocks, num_probes, seed, key);
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
 }

@@ -209,6 +209,34 @@ TEST(FilterTest, BuildingFromHashesEqualsBuildingFromKeys) {
   EXPECT_EQ(from_keys.Finish(), from_hashes.Finish());
 }
 
+// Batches of every size up to past a chunk (the first chunk holds 64
+// hashes), mixed with single adds, across two filters of one builder: the
+// same bytes and key count as AddHash of each.
+TEST(FilterTest, AddDistinctHashesEqualsAddHashOfEach) {
+  std::mt19937_64 rng(5);
+  FilterBuilder one_by_one({.seed = 3}), batched({.seed = 3});
+  for (int filter = 0; filter < 2; ++filter) {
+    std::vector<uint64_t> hashes(7000);
+    for (uint64_t& h : hashes) h = rng();
+    size_t start = 0;
+    for (size_t batch = 0; start < hashes.size(); ++batch) {
+      const size_t n = std::min(batch % 150, hashes.size() - start);
+      const std::span<const uint64_t> part(hashes.data() + start, n);
+      if (batch % 3 == 0 && n > 0) {
+        batched.AddHash(part[0]);
+        batched.AddDistinctHashes(part.subspan(1));
+      } else {
+        batched.AddDistinctHashes(part);
+      }
+      for (uint64_t h : part) one_by_one.AddHash(h);
+      start += n;
+      ASSERT_EQ(batched.NumKeys(), one_by_one.NumKeys());
+    }
+    EXPECT_EQ(batched.NumKeys(), hashes.size());
+    EXPECT_EQ(batched.Finish(), one_by_one.Finish());
+  }
+}
+
 TEST(FilterTest, RoundTripThroughACopyOfTheBytes) {
   FilterBuilder builder({.bits_per_key = 12, .seed = 77});
   for (int i = 0; i < 3000; ++i) builder.AddKey(std::to_string(i));

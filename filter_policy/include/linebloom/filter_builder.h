@@ -32,6 +32,10 @@ class FilterBuilder {
   void AddKey(std::string_view key);
   // Adds KeyHash(key, options().seed) of a key.
   void AddHash(uint64_t hash);
+  // AddHash of each, for an adapter that hashes keys itself, drops repeats
+  // itself and hands hashes over in batches: no hash may equal the one
+  // added just before it (each counts as a key). Cheaper per key than AddHash.
+  void AddDistinctHashes(std::span<const uint64_t> hashes);
 
   // Distinct keys added since construction or the last Finish.
   size_t NumKeys() const { return num_keys_; }

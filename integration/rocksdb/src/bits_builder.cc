@@ -22,10 +22,11 @@ namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
 }  // namespace
 
-// Per key, AddKey's work is the hash, the two repeat tests and AddHash; the
-// post-verify copy is kept out of line (its vector growth would otherwise
-// make every Append save and restore six registers), and Append and
-// AddKeyHash are inlined into AddKey. Plain form of the two:
+// Per key, AddKey's work is the hash, the two repeat tests and a store to
+// the staging array; the post-verify copy and the hand-over of a full
+// staging array are kept out of line (so every Append need not save and
+// restore registers), and Append and AddKeyHash are inlined into AddKey.
+// Plain form of the two:
 //   void Append(uint64_t hash) {
 //     builder_.AddHash(hash);
 //     if (post_verify_) hashes_to_verify_.push_back(hash);
@@ -38,8 +39,15 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 //   }
 __attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) { hashes_to_verify_.push_back(hash); }
 
+__attribute__((noinline)) void LinebloomBitsBuilder::FlushStaged() {
+  builder_.AddDistinctHashes(std::span<const uint64_t>(staged_, num_staged_));
+  num_staged_ = 0;
+}
+
 inline void LinebloomBitsBuilder::Append(uint64_t hash) {
-  builder_.AddHash(hash);
+  staged_[num_staged_] = hash;
+  if (++num_staged_ == kStagedHashes) [[unlikely]]
+    FlushStaged();
   if (post_verify_) [[unlikely]]
     KeepForVerify(hash);
 }
@@ -75,6 +83,7 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 }
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
+  FlushStaged();
   const size_t size = builder_.FinishedSize();
   std::unique_ptr<char[]> bytes(new char[size]);
   builder_.FinishInto(std::span<char>(bytes.get(), size));

@@ -40,7 +40,9 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void AddKey(const ::rocksdb::Slice& key) override;
   void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
   // Exact: the distinct entries of the current filter (0 iff none added).
-  size_t EstimateEntriesAdded() override { return builder_.NumKeys(); }
+  // Staged hashes are distinct entries too: Append never stages a repeat of
+  // the entry before it (AddDistinctHashes relies on that).
+  size_t EstimateEntriesAdded() override { return builder_.NumKeys() + num_staged_; }
 
   // The filter is the whole buffer: 64 bytes per block plus the trailer.
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
@@ -72,8 +74,14 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void Append(uint64_t hash);
   void AddKeyHash(uint64_t hash);
   void KeepForVerify(uint64_t hash);
+  void FlushStaged();
 
   FilterBuilder builder_;
+  // Entries go to builder_ kStagedHashes at a time (AddDistinctHashes): a
+  // store here per key instead of a call per key.
+  static constexpr size_t kStagedHashes = 64;
+  uint64_t staged_[kStagedHashes];
+  size_t num_staged_ = 0;
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
