@@ -39,10 +39,15 @@ struct Avx2Probe {
 };
 
 // Up to 8 probes (every filter up to ~14 bits/key) need one AVX2 round, so
-// a loop over such a filter has no per-key round count to test.
+// a loop over such a filter has no per-key round count to test, and the
+// filter's row of powers is loaded once, before the loop.
 struct Avx2OneRoundProbe {
-  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return FirstRoundSetAvx2(block, a, k);
+  __m256i powers, ones;
+  __attribute__((target("avx2"))) explicit Avx2OneRoundProbe(int k)
+      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[k]))),
+        ones(_mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[k] + 8))) {}
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
+    return OneRoundSetAvx2(block, a, powers, ones);
   }
 };
 
@@ -133,10 +138,21 @@ __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned cha
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
 }
 
+// A short key (IsShortKey) of a filter of at most 8 probes, whose row of
+// kOneRoundPowers the caller keeps: hashing and block location compiled
+// without AVX2, ending in a jump to the probe (OneRoundSetAvx2Call), so
+// neither part has a stack frame. The caller sends other keys elsewhere
+// (MayContainKeyAvx2), ideally without loading what only they need.
+inline bool ShortKeyOneRoundAvx2(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row,
+                                 uint32_t seed, std::string_view key) {
+  const uint64_t hash = HashShortKey(key, seed);
+  return OneRoundSetAvx2Call(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
+}
+
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                            bool* out) {
   if (num_probes <= 8) {
-    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe{});
+    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe(num_probes));
   } else {
     ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
   }

@@ -59,13 +59,17 @@ __attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i 
 // Filters of up to 8 probes take one round, and for them the lane mask is
 // not needed: kOneRoundPowers.value[k] holds M^j in lane j < k and M^0 in
 // the lanes past the last probe, which therefore test probe 0 again -- a bit
-// the key needs anyway. The table has internal linkage (static) so that
-// position-independent code addresses it directly, not through the GOT.
+// the key needs anyway. Each row also holds eight 1s after the powers: read
+// through the row pointer, they cost one load, where GCC builds a constant
+// vector of 1s with three instructions in every query. The table has
+// internal linkage (static) so that position-independent code addresses it
+// directly, not through the GOT.
 struct OneRoundPowers {
-  alignas(32) uint32_t value[9][8];
+  alignas(32) uint32_t value[9][16];
   constexpr OneRoundPowers() : value() {
     for (int k = 0; k <= 8; ++k) {
       for (int j = 0; j < 8; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
+      for (int j = 8; j < 16; ++j) value[k][j] = 1;
     }
   }
 };
@@ -76,17 +80,38 @@ static constexpr OneRoundPowers kOneRoundPowers{};
 // The probe's bit is x >> 23 (9 bits), so its word index (bit >> 5) is
 // x >> 28, whose bit 3 -- the half of the block -- is x's sign bit, which is
 // what blendv reads; and the bit in the word (bit & 31) is (x << 4) >> 27.
-__attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
+// `powers` and `ones` are the two halves of kOneRoundPowers.value[num_probes].
+__attribute__((target("avx2"))) inline bool OneRoundSetAvx2(const unsigned char* block, uint32_t a, __m256i powers,
+                                                            __m256i ones) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  const __m256i powers = _mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[num_probes]));
   const __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(a)), powers);
   const __m256i word_index = _mm256_srli_epi32(x, 28);
   const __m256i word = _mm256_castps_si256(_mm256_blendv_ps(
       _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low_words, word_index)),
       _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high_words, word_index)), _mm256_castsi256_ps(x)));
-  const __m256i mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(x, 4), 27));
+  const __m256i mask = _mm256_sllv_epi32(ones, _mm256_srli_epi32(_mm256_slli_epi32(x, 4), 27));
   return _mm256_testc_si256(word, mask);
+}
+__attribute__((target("avx2"))) inline bool OneRoundSetAvx2(const unsigned char* block, uint32_t a,
+                                                            const uint32_t* powers_row) {
+  return OneRoundSetAvx2(block, a, _mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row)),
+                         _mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row + 8)));
+}
+
+__attribute__((target("avx2"))) inline bool FirstRoundSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
+  return OneRoundSetAvx2(block, a, kOneRoundPowers.value[num_probes]);
+}
+
+// OneRoundSetAvx2 out of line, for a single query whose hashing and block
+// location are compiled without AVX2 and end in a jump here. GCC gives a
+// function that both uses 256-bit registers and makes a call (even a tail
+// call, such as a query's call for keys it does not hash inline) a
+// stack-realigning frame it then does not use; split this way, neither
+// function has one.
+__attribute__((target("avx2"), noinline)) inline bool OneRoundSetAvx2Call(const unsigned char* block, uint32_t a,
+                                                                          const uint32_t* powers_row) {
+  return OneRoundSetAvx2(block, a, powers_row);
 }
 
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {

@@ -56,10 +56,12 @@ class PortableBitsReader final : public KernelBitsReader {
   }
 };
 
-// One class per kernel, written out: the single-key override must itself
-// carry the kernel's target attribute for the probe and XXH3 to be inlined
-// into it, and an attribute cannot depend on a template parameter (a
-// template over the kernel's functions would add a call per query).
+// One class per kernel (two for AVX2: up to 8 probes, and more), written
+// out: the single-key override must itself carry the kernel's target
+// attribute for the probe and XXH3 to be inlined into it, or, for the AVX2
+// one-round reader, end in a jump to the probe; an attribute cannot depend
+// on a template parameter (a template over the kernel's functions would add
+// a call per query).
 #if defined(__x86_64__)
 class Avx2BitsReader final : public KernelBitsReader {
  public:
@@ -70,6 +72,34 @@ class Avx2BitsReader final : public KernelBitsReader {
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
     MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx2);
   }
+};
+
+// Filters of at most 8 probes (every filter up to ~14 bits/key): the
+// single query hashes without AVX2 and jumps to the one-round probe with
+// this filter's row of powers, so it tests no probe count and sets up no
+// stack frame (filter_query.h).
+class Avx2OneRoundBitsReader final : public KernelBitsReader {
+ public:
+  explicit Avx2OneRoundBitsReader(const FilterReader& reader)
+      : KernelBitsReader(reader), powers_row_(internal::kOneRoundPowers.value[reader.num_probes()]) {}
+  // Other keys go to a member function that loads the fields it needs
+  // itself: the common path reads no more of the reader than it uses (and
+  // GCC then saves no register).
+  bool MayMatch(const ::rocksdb::Slice& key) override {
+    const std::string_view k = View(key);
+    if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
+    return internal::ShortKeyOneRoundAvx2(blocks_, num_blocks_, powers_row_, seed_, k);
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx2);
+  }
+
+ private:
+  __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
+    return internal::MayContainOtherKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
+  }
+
+  const uint32_t* const powers_row_;
 };
 
 class Avx512BitsReader final : public KernelBitsReader {
@@ -90,7 +120,9 @@ class Avx512BitsReader final : public KernelBitsReader {
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
     case Kernel::kAvx512: return new Avx512BitsReader(reader);
-    case Kernel::kAvx2: return new Avx2BitsReader(reader);
+    case Kernel::kAvx2:
+      if (reader.num_probes() <= 8) return new Avx2OneRoundBitsReader(reader);
+      return new Avx2BitsReader(reader);
     case Kernel::kPortable: break;
   }
 #endif
