@@ -22,8 +22,9 @@
 # READS > 0: then readmissing on the live tree and on copies of it
 # refiltered (linebloom-refilter) with uniform linebloom and with the
 # built-in Bloom filter, both at 10 bits/key: false positives per absent-key
-# lookup from rocksdb.bloom.filter.{full.positive,full.true.positive}, and
-# the built-in copy's real filter bytes, which checks the formula above.
+# lookup from rocksdb.bloom.filter.{full.positive,full.true.positive}, per
+# level from the perf context (perf_level 2), and the built-in copy's real
+# filter bytes, which checks the formula above.
 #
 # usage: bench/rocksdb/level_aware_live.sh PLUGIN_SO
 # env:   NUM (keys of each phase, default 2000000)  VALUE_SIZE (default 100)
@@ -38,6 +39,7 @@
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
 #        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
 #        REPORT_ONLY=1: keep the DB and outputs of an earlier run, report again
+#        READS_ONLY=1: keep the DBs of an earlier run (READS > 0), redo the reads
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
@@ -114,7 +116,7 @@ written_levels() {  # db
 }
 
 # Built-in bytes for n entries at 10 bits/key (millibits 10000), per file.
-builtin_awk='function builtin(n) { b = int((n * 10000 + 7999) / 8000); return 5 + 64 * int((b + 63) / 64) }'
+builtin_awk='function builtin(n,   bytes) { bytes = int((n * 10000 + 7999) / 8000); return 5 + 64 * int((bytes + 63) / 64) }'
 
 report() {  # filters-file written-file title
   echo
@@ -143,7 +145,8 @@ ticker() {  # name file
 }
 
 db="$work/db-live"
-if [ "${REPORT_ONLY:-0}" != 1 ]; then
+[ "${READS_ONLY:-0}" != 1 ] || [ "$reads" -gt 0 ] || { echo "READS_ONLY=1 needs READS > 0" >&2; exit 2; }
+if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${READS_ONLY:-0}" != 1 ]; then
   write_options "$work/live.OPTIONS" "$la_policy" false
   rm -rf "$db"
   benchmarks=fillrandom
@@ -178,12 +181,18 @@ echo "LOG: trivial moves $(log_all | grep -c 'Moving #' || true), compactions fi
   "files deleted $(log_all | grep -c '"event": "table_file_deletion"' || true)"
 echo "LOG: trivial moves by target level: $(log_all | sed -n 's/.*Moving #[0-9]* to level-\([0-9]*\) .*/\1/p' | sort -n | uniq -c |
   awk '{ printf "L%s:%s ", $2, $1 }')"
-echo "LOG: error/corruption/warn lines: $(log_all | grep -ciE 'error|corrupt|\[WARN\]|WARN_LEVEL' || true)"
-echo "LOG: linebloom lines: $(log_all | grep -c linebloom || true)" \
-  "(level_aware allocations $(log_all | grep -c 'linebloom level_aware' || true)," \
-  "tracked-tree plans $(log_all | grep -c 'linebloom level_aware.*tracked tree' || true);" \
-  "other $(log_all | grep linebloom | grep -vc 'linebloom level_aware' || true))"
-log_all | grep linebloom | grep -v 'linebloom level_aware' | sed 's/^[^ ]* [^ ]* //' | sort | uniq -c | head -n 10
+# The event lines quote table properties (filter_policy "linebloom"); skip them.
+log_lines() { log_all | grep -v EVENT_LOG_v1; }
+echo "LOG: [WARN]/[ERROR]/[FATAL] lines $(log_lines | grep -cE '\[(WARN|ERROR|FATAL)\]' || true)," \
+  "Status lines (Corruption:/IO error:/Invalid argument:/Background error)" \
+  "$(log_lines | grep -cE 'Corruption:|IO error:|Invalid argument:|Background error' || true)"
+log_lines | grep -E '\[(WARN|ERROR|FATAL)\]' | sed 's/^[^ ]* [^ ]* //' | sort | uniq -c | sort -rn | head -n 5
+echo "LOG: linebloom lines: $(log_lines | grep -c linebloom || true)" \
+  "(level_aware allocations $(log_lines | grep -c 'linebloom level_aware' || true)," \
+  "of them tracked-tree plans $(log_lines | grep -c 'linebloom level_aware.*tracked tree' || true);" \
+  "other $(log_lines | grep linebloom | grep -vc 'linebloom level_aware' || true))"
+# Options dumps name the policy too; anything else is the policy talking.
+log_lines | grep linebloom | grep -v 'linebloom level_aware' | sed 's/^[^ ]* [^ ]* //' | sort | uniq -c | head -n 10
 echo "last allocation:"
 log_all | grep 'linebloom level_aware' | tail -n 1 | sed 's/.*linebloom level_aware/  linebloom level_aware/'
 
@@ -199,7 +208,7 @@ for config in uniform builtin; do
   esac
   write_options "$work/$config.OPTIONS" "$policy" true
   cp "$work/$config.OPTIONS" "$work/read-$config.OPTIONS"
-  if [ "${REPORT_ONLY:-0}" != 1 ]; then
+  if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${READS_ONLY:-0}" != 1 ]; then
     rm -rf "$work/db-$config"
     cp -a "$db" "$work/db-$config"
     "$refilter" --db="$work/db-$config" --options="$work/$config.OPTIONS" --passes=1 \
@@ -213,12 +222,11 @@ echo "readmissing, $reads absent keys (fp = full.positive - full.true.positive; 
 printf '%-10s %12s %12s %9s %10s %12s %10s\n' config filter_B builtin_fml x_fml checks/lk fp fp/lookup
 for config in live uniform builtin; do
   d="$work/db-$config"
-  [ "$config" = live ] || d="$work/db-$config"
   out="$work/readmissing-$config.out"
   if [ "${REPORT_ONLY:-0}" != 1 ]; then
     LD_PRELOAD="$plugin" "$db_bench" --db="$d" --options_file="$work/read-$config.OPTIONS" \
       --benchmarks=readmissing --num="$num" --key_size=16 --value_size="$value_size" --threads=1 \
-      --statistics --use_existing_db=1 --reads="$reads" --seed=2 >"$out" 2>&1 || { tail -n 20 "$out" >&2; exit 1; }
+      --statistics --perf_level=2 --use_existing_db=1 --reads="$reads" --seed=2 >"$out" 2>&1 || { tail -n 20 "$out" >&2; exit 1; }
   fi
   u=$(ticker rocksdb.bloom.filter.useful "$out")
   p=$(ticker rocksdb.bloom.filter.full.positive "$out")
@@ -227,4 +235,26 @@ for config in live uniform builtin; do
     { b += $4; if ($3) bi += builtin($3) }
     END { printf "%-10s %12d %12d %9.4f %10.3f %12d %10.5f\n", c, b, bi, bi ? b / bi : 0, (u + p) / reads, p - tp,
                  (p - tp) / reads }' "$work/filters-$config.txt"
+done
+
+# Per level: the perf context's filter answers ("bloom_filter_useful =
+# 197062@level0, 26885@level4, ..."), checks = useful + positive; every key
+# is absent, so positives are false positives.
+echo
+echo "readmissing per level (perf context): checks and false positives per lookup, FPR of the level's filters:"
+printf '%-10s %5s %9s %10s %8s %9s\n' config level checks fp/lookup fpr% bits/key
+for config in live uniform builtin; do
+  awk '/bloom_filter_useful = / {
+         m = split($0, tok, ", ")
+         for (i = 1; i <= m; i++) {
+           t = tok[i]
+           if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
+           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] += a[1]; lv[a[2]] = 1 }
+         } }
+       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' \
+    "$work/readmissing-$config.out" | sort -n |
+    awk -v c="$config" -v reads="$reads" -v ff="$work/filters-$config.txt" '
+      BEGIN { while ((getline line < ff) > 0) { split(line, a, " "); e[a[1]] += a[3]; b[a[1]] += a[4] } }
+      { k = $2 + $3; printf "%-10s %5s %9.4f %10.5f %8.3f %9.3f\n", c, "L" $1, k / reads, $3 / reads,
+               k ? 100 * $3 / k : 0, e[$1] ? 8 * b[$1] / e[$1] : 0 }'
 done
