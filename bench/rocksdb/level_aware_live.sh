@@ -28,7 +28,8 @@
 #
 # usage: bench/rocksdb/level_aware_live.sh PLUGIN_SO
 # env:   NUM (keys of each phase, default 2000000)  VALUE_SIZE (default 100)
-#        OVERWRITE (keys overwritten after the fill, default NUM; 0: none)
+#        OVERWRITE (default 1: after the fill, overwrite NUM random keys of the
+#        same key space; 0: the fill alone)
 #        WRITE_BUFFER (bytes, default 131072)  TARGET_FILE (default
 #        WRITE_BUFFER)  LEVEL_BASE (default 4 * WRITE_BUFFER): the geometry;
 #        the defaults give L0 plus four levels (L3..L6) at 2 M keys
@@ -43,7 +44,7 @@
 set -eu
 plugin=${1:?usage: $0 path/to/liblinebloom_rocksdb.so}
 num=${NUM:-2000000}
-overwrite=${OVERWRITE:-$num}
+overwrite=${OVERWRITE:-1}
 value_size=${VALUE_SIZE:-100}
 write_buffer=${WRITE_BUFFER:-131072}
 target_file=${TARGET_FILE:-$write_buffer}
@@ -150,14 +151,14 @@ if [ "${REPORT_ONLY:-0}" != 1 ] && [ "${READS_ONLY:-0}" != 1 ]; then
   write_options "$work/live.OPTIONS" "$la_policy" false
   rm -rf "$db"
   benchmarks=fillrandom
-  [ "$overwrite" -eq 0 ] || benchmarks=$benchmarks,overwrite
+  [ "$overwrite" = 0 ] || benchmarks=$benchmarks,overwrite
   # flush: no WAL left, so a later open writes no recovery L0 file.
   benchmarks=$benchmarks,flush,waitforcompaction,levelstats,stats
-  echo "fill of $num keys then $overwrite overwrites, one process..." >&2
+  echo "fill of $num keys$( [ "$overwrite" = 0 ] || echo ", then $num overwrites") in one process..." >&2
   start=$(date +%s)
-  # --num: the key space and each phase's writes; overwrite's are --writes.
+  # --num: the key space and each phase's writes.
   LD_PRELOAD="$plugin" "$db_bench" --db="$db" --options_file="$work/live.OPTIONS" \
-    --benchmarks="$benchmarks" --num="$num" --writes="$overwrite" --key_size=16 --value_size="$value_size" \
+    --benchmarks="$benchmarks" --num="$num" --key_size=16 --value_size="$value_size" \
     --compression_ratio=0.5 --threads=1 --statistics --seed="$fill_seed" >"$work/live.out" 2>&1 ||
     { tail -n 20 "$work/live.out" >&2; exit 1; }
   echo "  done in $(( $(date +%s) - start )) s" >&2
@@ -166,7 +167,7 @@ filter_properties "$db" >"$work/filters-live.txt"
 written_levels "$db" >"$work/written-live.txt"
 
 grep -m1 '^RocksDB:' "$work/live.out" || true
-echo "fill $num keys + overwrite $overwrite keys (16-byte keys, $value_size-byte values), write buffer $write_buffer,"
+echo "fill $num keys$( [ "$overwrite" = 0 ] || echo " + overwrite $num keys") (16-byte keys, $value_size-byte values), write buffer $write_buffer,"
 echo "target file $target_file, level base $level_base, dynamic level bytes; policy $la_policy"
 echo "LSM shape (level:files), db_bench levelstats at the end:"
 awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 } END { print "" }' \
