@@ -628,13 +628,15 @@ TEST(RocksdbLevelAwareCache, CheFixedPointFillsTheCache) {
 // the recorded coverage of a sparse upper level is its weight.
 // The toy tree: L6 in 400 files and L5 in 40 cover the key space, L4's 4
 // files a quarter of it; 1280 keys per file.
+std::string BigEndianKey(uint64_t x) {
+  std::string k(8, '\0');
+  for (int i = 7; i >= 0; --i, x >>= 8) k[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
+  return k;
+}
+
 void BuildToyTree(LevelAwareBits* bits) {
   for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
-  auto key = [](uint64_t x) {
-    std::string k(8, '\0');
-    for (int i = 7; i >= 0; --i, x >>= 8) k[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
-    return k;
-  };
+  const auto key = BigEndianKey;
   constexpr uint64_t kSpace = uint64_t{1} << 40;
   for (uint64_t i = 0; i < 400; ++i) {
     bits->ObserveFilter("default", 6, key(i * kSpace / 400), key((i + 1) * kSpace / 400 - 1), 1280, 1616);
@@ -662,6 +664,34 @@ TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
   EXPECT_GT(plan->bits_per_key[1], plan->bits_per_key[3]);
   // Real bytes within one block per file of the built-in's.
   EXPECT_GT(plan->real_bytes, plan->builtin_bytes - 444.0 * 64);
+}
+
+// Stale records: a tree whose upper levels drained after their files were
+// recorded (compacted down with no replacement at their level), as when
+// writes stop. L6 covers the key space in 400 files; L5's records cover it
+// in 200 (5 x the model's tenth of L6) and L4's in 40 (10 x its hundredth).
+// The smaller upper levels get more bits per key, so booked at their
+// recorded keys they would take the last level's bytes. Each upper level
+// counts as at most kStaleSlack times its model share, in the allocation and
+// in the books alike, so the last level keeps about its bits.
+TEST(RocksdbLevelAwareBooks, StaleUpperLevelRecordsDoNotStarveTheLastLevel) {
+  auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
+  const auto key = BigEndianKey;
+  constexpr uint64_t kSpace = uint64_t{1} << 40;
+  for (auto [level, files] : {std::pair{6, 400}, {5, 200}, {4, 40}}) {
+    for (uint64_t i = 0; i < static_cast<uint64_t>(files); ++i) {
+      bits->ObserveFilter("default", level, key(i * kSpace / files), key((i + 1) * kSpace / files - 1), 1280, 1616);
+    }
+  }
+  const auto plan = bits->StablePlan("default");
+  ASSERT_TRUE(plan);
+  ASSERT_EQ(plan->entries.size(), 4u);  // L0, L4, L5, L6
+  const double last = plan->entries[3];
+  EXPECT_NEAR(plan->entries[2], LevelAwareBits::kStaleSlack * last / 10, 1e-6 * last);
+  EXPECT_NEAR(plan->entries[1], LevelAwareBits::kStaleSlack * last / 100, 1e-6 * last);
+  EXPECT_GE(plan->bits_per_key[3], 8.0);
+  EXPECT_LE(plan->real_bytes, plan->builtin_bytes);
 }
 
 }  // namespace

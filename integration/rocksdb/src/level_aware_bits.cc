@@ -401,6 +401,25 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       coverage[run] = c;
     }
   }
+  // Stale records. A file compacted down without a replacement at its level
+  // stays recorded, and when writes stop the upper levels drain while their
+  // records stay: built live, a tree was seen with L4 recorded at 50-70 x
+  // and L5 at 7-9 x their live keys, whose books then left the last level a
+  // few bits per key. RocksDB keeps level l near T^(l-D) of the last level,
+  // so each upper level's records count at most kStaleSlack times that:
+  // their keys, and their bytes in the books, scaled down alike.
+  std::map<int, double> scale;
+  for (size_t run = 1; run + 1 < num_runs; ++run) {
+    const double cap = kStaleSlack * entries.back() * std::pow(size_ratio_, level_of(run) - d);
+    if (entries[run] > cap && entries[run] > 0) {
+      scale[level_of(run)] = cap / entries[run];
+      entries[run] = cap;
+    }
+  }
+  auto scale_of = [&](int level) {
+    auto it = scale.find(level);
+    return it == scale.end() ? 1.0 : it->second;
+  };
   // L0: as large as the shallowest level (the model) once L0 files were
   // built; none built (a tree rewritten by compactions alone) spends nothing.
   auto l0 = cf.recent.find(0);
@@ -518,7 +537,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   double builtin = 0;
   for (const auto& [level, files] : cf.live) {
     for (const auto& [smallest, file] : files) {
-      builtin += static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
+      builtin += scale_of(level) * static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
     }
   }
   // L0's files overlap, so none is recorded; the books count the model's
@@ -533,21 +552,21 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       if (level < s || level > d) continue;
       const double b = bits[static_cast<size_t>(1 + level - s)];
       for (const auto& [smallest, file] : files) {
-        sum += b > 0 ? static_cast<double>(FilterBytesFor(file.keys, b)) : 0.0;
+        sum += b > 0 ? scale_of(level) * static_cast<double>(FilterBytesFor(file.keys, b)) : 0.0;
       }
     }
     return sum;
   };
   double recorded_keys = 0;
   for (const auto& [level, files] : cf.live) {
-    for (const auto& [smallest, file] : files) recorded_keys += static_cast<double>(file.keys);
+    for (const auto& [smallest, file] : files) recorded_keys += scale_of(level) * static_cast<double>(file.keys);
   }
   // The nominal average: the built-in's bytes less the per-file overhead
   // linebloom pays on top of the bits (16-byte trailer, half a 64-byte block
   // of rounding on average). It sets the upper levels' bits; the last level
   // then takes exactly what is left of the built-in's real bytes (below).
   double files = 0;
-  for (const auto& [level, recorded] : cf.live) files += static_cast<double>(recorded.size());
+  for (const auto& [level, recorded] : cf.live) files += scale_of(level) * static_cast<double>(recorded.size());
   const double average =
       recorded_keys > 0
           ? std::clamp((builtin - files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0)) * 8 / recorded_keys,

@@ -106,8 +106,12 @@
 // of every file it built that no later file of the level overlapped. A file
 // compacted down without a replacement at its level stays recorded (the
 // policy sees no deletions): the record then over-states the level's
-// coverage and keys, which moves the allocation towards uniform, the safe
-// side (see the floor above). Upper levels are rewritten about size_ratio
+// coverage and keys. That is not the safe side: an upper level gets more
+// bits per key than the last, so booked at stale keys it takes the last
+// level's bytes (when writes stop and upper levels drain, down to a few bits
+// per key there). So each upper level's records count at most kStaleSlack
+// times its model share of the last level's keys, T^(l-D), in the
+// allocation and in the books alike. Upper levels are rewritten about size_ratio
 // times as often as the last, so once the recorded files of the deepest
 // level cover kStableCoverage of the key space, the policy has seen the
 // whole tree's recent history (and with at least kStableMinFiles recorded
@@ -224,6 +228,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr double kStableCoverage = 0.9;
   static constexpr size_t kStableMinFiles = 128;  // recorded at the deepest level
   static constexpr double kStableMinWeight = 1.0 / 32;
+  // An upper level's records count at most this many times its share of the
+  // last level's keys in the model, T^(l-D) (stale records, plan).
+  static constexpr double kStaleSlack = 3;
   static constexpr uint64_t kReplanEvery = 64;
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
