@@ -88,18 +88,8 @@ EOF
 }
 
 # level file filter_entries filter_bytes, one line per live SST of DB.
-filter_properties() {  # db
-  LD_PRELOAD="$plugin" "$ldb" --db="$1" manifest_dump </dev/null 2>/dev/null |
-    awk '/^--- level / { level = $3; next } level != "" && $1 ~ /^[0-9]+:/ { split($1, a, ":"); print level, a[1] }' |
-    while read -r level file; do
-      sst=$(printf '%s/%06d.sst' "$1" "$file")
-      # </dev/null: the tools must not eat the file list this loop reads.
-      LD_PRELOAD="$plugin" "$sst_dump" --file="$sst" --show_properties </dev/null 2>/dev/null |
-        awk -v level="$level" -v file="$file" -F': ' '
-          /^  # entries for filter/ { e = $2 } /^  filter block size/ { b = $2 }
-          END { print level, file, e + 0, b + 0 }'
-    done
-}
+. "$(dirname "$0")/sst_filters.sh"
+filter_properties() { sst_filters "$1"; }
 
 # file level_written, from the LOG's event lines: each table_file_creation
 # names its job; a job with a compaction_finished event wrote at its

@@ -216,19 +216,10 @@ run_read_timed() {  # config benchmark seed out
     awk '{ printf "cpu_seconds %.3f\n", $3 - $2 }' >>"$4"
 }
 
-# level files filter_entries filter_bytes, one line per live SST.
+# level filter_entries filter_bytes, one line per live SST.
+. "$(dirname "$0")/sst_filters.sh"
 filter_properties() {  # config
-  db="$work/db-$1"
-  LD_PRELOAD="$plugin" "$ldb" --db="$db" manifest_dump </dev/null 2>/dev/null |
-    awk '/^--- level / { level = $3; next } level != "" && $1 ~ /^[0-9]+:/ { split($1, a, ":"); print level, a[1] }' |
-    while read -r level file; do
-      sst=$(printf '%s/%06d.sst' "$db" "$file")
-      # </dev/null: the tools must not eat the file list this loop reads.
-      LD_PRELOAD="$plugin" "$sst_dump" --file="$sst" --show_properties </dev/null 2>/dev/null |
-        awk -v level="$level" -F': ' '
-          /^  # entries for filter/ { e = $2 } /^  filter block size/ { b = $2 }
-          END { print level, e + 0, b + 0 }'
-    done
+  sst_filters "$work/db-$1" | awk '{ print $1, $3, $4 }'
 }
 
 ticker() {  # name file
