@@ -77,9 +77,14 @@ inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes)
 // aligned; bytes RocksDB reads from an SST land wherever malloc puts them,
 // so a block usually straddles two lines. Prefetching the first and last
 // byte covers both cases (the second is a no-op when they share a line).
+// Locality 1 (prefetcht2 on x86, RocksDB's choice too), not 3: a batch
+// prefetches up to 2 * kQueryChunk lines of a straddling filter, more than
+// the L1 data cache can track in flight; with the hint for the outer levels
+// they queue there instead of stalling the batch behind the L1's miss
+// buffers (BENCHMARKS.md: the batch beyond L3 in RocksDB's heap memory).
 inline void PrefetchBlock(const unsigned char* block) {
-  __builtin_prefetch(block, 0, 3);
-  __builtin_prefetch(block + 63, 0, 3);
+  __builtin_prefetch(block, 0, 1);
+  __builtin_prefetch(block + 63, 0, 1);
 }
 inline void PrefetchBlockForWrite(unsigned char* block) {
   __builtin_prefetch(block, 1, 3);
