@@ -52,9 +52,19 @@ struct Avx2OneRoundProbe {
 };
 
 struct Avx512Probe {
-  Avx512Lanes lanes;
+  __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
+    return k <= 16 ? OneRoundSetAvx512(block, a, kOneRoundPowers512.value[k]) : ManyProbesSetAvx512(block, a, k);
+  }
+};
+
+// As Avx2OneRoundProbe, for up to 16 probes.
+struct Avx512OneRoundProbe {
+  __m512i powers, ones;
+  __attribute__((target("avx512f"))) explicit Avx512OneRoundProbe(int k)
+      : powers(_mm512_load_si512(kOneRoundPowers512.value[k])),
+        ones(_mm512_load_si512(kOneRoundPowers512.value[k] + 16)) {}
   __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
-    return AllProbesSetAvx512(block, a, lanes);
+    return OneRoundSetAvx512(block, a, powers, ones);
   }
 };
 #endif
@@ -138,15 +148,18 @@ __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned cha
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
 }
 
-// A short key (IsShortKey) of a filter of at most 8 probes, whose row of
-// kOneRoundPowers the caller keeps: hashing and block location compiled
-// without AVX2, ending in a jump to the probe (OneRoundSetAvx2Call), so
-// neither part has a stack frame. The caller sends other keys elsewhere
-// (MayContainKeyAvx2), ideally without loading what only they need.
-inline bool ShortKeyOneRoundAvx2(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row,
-                                 uint32_t seed, std::string_view key) {
+// A short key (IsShortKey) of a filter whose probes take one round of a
+// SIMD kernel, whose row of powers the caller keeps: hashing and block
+// location compiled without the kernel's target, ending in a jump to the
+// probe (OneRoundSetAvx2Call, OneRoundSetAvx512Call), so neither part has a
+// stack frame. The caller sends other keys elsewhere (MayContainKeyAvx2,
+// ...), ideally without loading what only they need.
+using OneRoundProbeCall = bool (*)(const unsigned char* block, uint32_t a, const uint32_t* powers_row);
+template <OneRoundProbeCall kProbe>
+inline bool ShortKeyOneRound(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row, uint32_t seed,
+                             std::string_view key) {
   const uint64_t hash = HashShortKey(key, seed);
-  return OneRoundSetAvx2Call(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
+  return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
 }
 
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
@@ -160,19 +173,23 @@ __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk
 
 __attribute__((target("avx512f"), noinline, flatten)) inline bool MayContainOtherKeyAvx512(
     const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed, std::string_view key) {
-  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
+  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx512Probe{});
 }
 
 __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(const unsigned char* blocks,
                                                                             size_t num_blocks, int num_probes,
                                                                             uint32_t seed, std::string_view key) {
   if (!IsShortKey(key.size())) return MayContainOtherKeyAvx512(blocks, num_blocks, num_probes, seed, key);
-  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{Avx512Lanes(num_probes)});
+  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{});
 }
 
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                                 bool* out) {
-  ProbeChunk(chunk, n, num_probes, out, Avx512Probe{Avx512Lanes(num_probes)});
+  if (num_probes <= 16) {
+    ProbeChunk(chunk, n, num_probes, out, Avx512OneRoundProbe(num_probes));
+  } else {
+    ProbeChunk(chunk, n, num_probes, out, Avx512Probe{});
+  }
 }
 #endif
 

@@ -68,8 +68,7 @@ __attribute__((target("avx2"), noinline)) bool MayContainHashAvx2(const unsigned
 
 __attribute__((target("avx512f"), noinline)) bool MayContainHashAvx512(const unsigned char* blocks, size_t num_blocks,
                                                                        int num_probes, uint64_t hash) {
-  return internal::QueryHash(blocks, num_blocks, num_probes, hash,
-                             internal::Avx512Probe{internal::Avx512Lanes(num_probes)});
+  return internal::QueryHash(blocks, num_blocks, num_probes, hash, internal::Avx512Probe{});
 }
 #endif
 

@@ -52,6 +52,60 @@ __attribute__((target("avx512f"))) inline bool AllProbesSetAvx512(const unsigned
   return lanes.second == 0 || RoundSetAvx512(words, state, 1, lanes.second);
 }
 
+// AllProbesSetAvx512 for num_probes > 16, out of line: a query path that
+// inlines the one-round case keeps the two masked rounds out of its code.
+__attribute__((target("avx512f"), noinline)) inline bool ManyProbesSetAvx512(const unsigned char* block, uint32_t a,
+                                                                             int num_probes) {
+  return AllProbesSetAvx512(block, a, Avx512Lanes(num_probes));
+}
+
+// Filters of up to 16 probes (every filter up to ~38 bits/key) take one
+// round, and for them no lane mask is needed: kOneRoundPowers512.value[k]
+// holds M^j in lane j < k and M^0 in the lanes past the last probe, which
+// therefore test probe 0 again -- a bit the key needs anyway -- followed
+// by sixteen 1s (a memory operand of the final test; GCC builds a constant
+// vector of 1s with two instructions per query). Internal linkage, so that
+// position-independent code addresses the table directly.
+struct OneRoundPowers512 {
+  alignas(64) uint32_t value[17][32];
+  constexpr OneRoundPowers512() : value() {
+    for (int k = 0; k <= 16; ++k) {
+      for (int j = 0; j < 16; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
+      for (int j = 16; j < 32; ++j) value[k][j] = 1;
+    }
+  }
+};
+static constexpr OneRoundPowers512 kOneRoundPowers512{};
+
+// All probes of a block when num_probes <= 16, read off the products
+// x = a * M^j directly: the probe's bit is x >> 23, its word (bit >> 5) is
+// x >> 28, which vpermd takes as the index, and rotating the word right by
+// x >> 23 (vprorvd takes the count mod 32, i.e. bit & 31) brings the
+// probe's bit to bit 0, where the 1s test it. `powers` and `ones` are the two halves of kOneRoundPowers512.value[k].
+__attribute__((target("avx512f"))) inline bool OneRoundSetAvx512(const unsigned char* block, uint32_t a, __m512i powers,
+                                                                 __m512i ones) {
+  // The zero-masked forms with every lane on: GCC 12's unmasked forms trip
+  // -Wmaybe-uninitialized in its headers; these compile to the same code.
+  constexpr __mmask16 kAll = 0xFFFF;
+  const __m512i words = _mm512_loadu_si512(block);
+  const __m512i x = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(a)), powers);
+  const __m512i word = _mm512_maskz_permutexvar_epi32(kAll, _mm512_maskz_srli_epi32(kAll, x, 28), words);
+  const __m512i bit_at_0 = _mm512_maskz_rorv_epi32(kAll, word, _mm512_maskz_srli_epi32(kAll, x, 23));
+  return _mm512_testn_epi32_mask(bit_at_0, ones) == 0;
+}
+__attribute__((target("avx512f"))) inline bool OneRoundSetAvx512(const unsigned char* block, uint32_t a,
+                                                                 const uint32_t* powers_row) {
+  return OneRoundSetAvx512(block, a, _mm512_load_si512(powers_row), _mm512_load_si512(powers_row + 16));
+}
+
+// OneRoundSetAvx512 out of line, for a single query whose hashing and block
+// location are compiled without AVX-512 and end in a jump here (as
+// OneRoundSetAvx2Call, probe_avx2.h: neither part gets a stack frame).
+__attribute__((target("avx512f"), noinline)) inline bool OneRoundSetAvx512Call(const unsigned char* block, uint32_t a,
+                                                                               const uint32_t* powers_row) {
+  return OneRoundSetAvx512(block, a, powers_row);
+}
+
 }  // namespace linebloom::internal
 
 #endif  // __x86_64__

@@ -56,12 +56,12 @@ class PortableBitsReader final : public KernelBitsReader {
   }
 };
 
-// One class per kernel (two for AVX2: up to 8 probes, and more), written
-// out: the single-key override must itself carry the kernel's target
-// attribute for the probe and XXH3 to be inlined into it, or, for the AVX2
-// one-round reader, end in a jump to the probe; an attribute cannot depend
-// on a template parameter (a template over the kernel's functions would add
-// a call per query).
+// One class per kernel for filters of more probes than one SIMD round
+// takes, written out: the single-key override must itself carry the
+// kernel's target attribute for the probe and XXH3 to be inlined into it,
+// and an attribute cannot depend on a template parameter. The one-round
+// readers (OneRoundBitsReader) compile their override without a target and
+// end in a jump to the kernel, so one template serves both kernels.
 #if defined(__x86_64__)
 class Avx2BitsReader final : public KernelBitsReader {
  public:
@@ -74,32 +74,52 @@ class Avx2BitsReader final : public KernelBitsReader {
   }
 };
 
-// Filters of at most 8 probes (every filter up to ~14 bits/key): the
-// single query hashes without AVX2 and jumps to the one-round probe with
-// this filter's row of powers, so it tests no probe count and sets up no
-// stack frame (filter_query.h).
-class Avx2OneRoundBitsReader final : public KernelBitsReader {
+// Filters whose probes take one round of a SIMD kernel (AVX2: at most 8
+// probes, every filter up to ~14 bits/key; AVX-512: at most 16, ~38): the
+// single query hashes without the kernel's target and jumps to the
+// one-round probe with this filter's row of powers, so it tests no probe
+// count and sets up no stack frame (filter_query.h). `Kernel` names the
+// kernel's functions; they are template arguments, so each is a direct call
+// or jump.
+template <typename Kernel>
+class OneRoundBitsReader final : public KernelBitsReader {
  public:
-  explicit Avx2OneRoundBitsReader(const FilterReader& reader)
-      : KernelBitsReader(reader), powers_row_(internal::kOneRoundPowers.value[reader.num_probes()]) {}
+  explicit OneRoundBitsReader(const FilterReader& reader)
+      : KernelBitsReader(reader), powers_row_(Kernel::PowersRow(reader.num_probes())) {}
   // Other keys go to a member function that loads the fields it needs
   // itself: the common path reads no more of the reader than it uses (and
   // GCC then saves no register).
   bool MayMatch(const ::rocksdb::Slice& key) override {
     const std::string_view k = View(key);
     if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
-    return internal::ShortKeyOneRoundAvx2(blocks_, num_blocks_, powers_row_, seed_, k);
+    return internal::ShortKeyOneRound<Kernel::kProbe>(blocks_, num_blocks_, powers_row_, seed_, k);
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx2);
+    MatchBatch(num_keys, keys, may_match, Kernel::kProbeChunk);
   }
 
  private:
   __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
-    return internal::MayContainOtherKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
+    return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
   }
 
   const uint32_t* const powers_row_;
+};
+
+struct Avx2OneRound {
+  static constexpr int kMaxProbes = 8;
+  static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
+  static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
+  static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
+  static constexpr auto kProbeChunk = internal::ProbeChunkAvx2;
+};
+
+struct Avx512OneRound {
+  static constexpr int kMaxProbes = 16;
+  static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers512.value[k]; }
+  static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
+  static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
+  static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
 };
 
 class Avx512BitsReader final : public KernelBitsReader {
@@ -119,9 +139,11 @@ class Avx512BitsReader final : public KernelBitsReader {
 ::rocksdb::FilterBitsReader* NewLinebloomBitsReader(const FilterReader& reader) {
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
-    case Kernel::kAvx512: return new Avx512BitsReader(reader);
+    case Kernel::kAvx512:
+      if (reader.num_probes() <= Avx512OneRound::kMaxProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
+      return new Avx512BitsReader(reader);
     case Kernel::kAvx2:
-      if (reader.num_probes() <= 8) return new Avx2OneRoundBitsReader(reader);
+      if (reader.num_probes() <= Avx2OneRound::kMaxProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
       return new Avx2BitsReader(reader);
     case Kernel::kPortable: break;
   }
