@@ -38,7 +38,7 @@ struct Avx2Probe {
   }
 };
 
-// Up to 8 probes (every filter up to ~14 bits/key) need one AVX2 round, so
+// Up to 8 probes (every filter up to ~13 bits/key) need one AVX2 round, so
 // a loop over such a filter has no per-key round count to test, and the
 // filter's row of powers is loaded once, before the loop.
 struct Avx2OneRoundProbe {

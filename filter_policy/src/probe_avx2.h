@@ -117,7 +117,7 @@ __attribute__((target("avx2"), noinline)) inline bool OneRoundSetAvx2Call(const 
 __attribute__((target("avx2"))) inline bool AllProbesSetAvx2(const unsigned char* block, uint32_t a, int num_probes) {
   const __m256i low_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i high_words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  // Up to 8 probes (every filter up to ~14 bits/key) take one round.
+  // Up to 8 probes (every filter up to ~13 bits/key) take one round.
   if (num_probes <= 8) return FirstRoundSetAvx2(block, a, num_probes);
   const __m256i state = _mm256_set1_epi32(static_cast<int>(a));
   if (!RoundSet(low_words, high_words, state, 0, num_probes)) return false;

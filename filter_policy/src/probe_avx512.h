@@ -81,7 +81,8 @@ static constexpr OneRoundPowers512 kOneRoundPowers512{};
 // x = a * M^j directly: the probe's bit is x >> 23, its word (bit >> 5) is
 // x >> 28, which vpermd takes as the index, and rotating the word right by
 // x >> 23 (vprorvd takes the count mod 32, i.e. bit & 31) brings the
-// probe's bit to bit 0, where the 1s test it. `powers` and `ones` are the two halves of kOneRoundPowers512.value[k].
+// probe's bit to bit 0, where the 1s test it. `powers` and `ones` are the
+// two halves of kOneRoundPowers512.value[k].
 __attribute__((target("avx512f"))) inline bool OneRoundSetAvx512(const unsigned char* block, uint32_t a, __m512i powers,
                                                                  __m512i ones) {
   // The zero-masked forms with every lane on: GCC 12's unmasked forms trip

@@ -75,7 +75,7 @@ class Avx2BitsReader final : public KernelBitsReader {
 };
 
 // Filters whose probes take one round of a SIMD kernel (AVX2: at most 8
-// probes, every filter up to ~14 bits/key; AVX-512: at most 16, ~38): the
+// probes, every filter up to ~13 bits/key; AVX-512: at most 16, ~38): the
 // single query hashes without the kernel's target and jumps to the
 // one-round probe with this filter's row of powers, so it tests no probe
 // count and sets up no stack frame (filter_query.h). `Kernel` names the
@@ -107,7 +107,7 @@ class OneRoundBitsReader final : public KernelBitsReader {
 };
 
 struct Avx2OneRound {
-  static constexpr int kMaxProbes = 8;
+  static constexpr int kOneRoundProbes = 8;
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
@@ -115,7 +115,7 @@ struct Avx2OneRound {
 };
 
 struct Avx512OneRound {
-  static constexpr int kMaxProbes = 16;
+  static constexpr int kOneRoundProbes = 16;
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers512.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
@@ -140,10 +140,10 @@ class Avx512BitsReader final : public KernelBitsReader {
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
-      if (reader.num_probes() <= Avx512OneRound::kMaxProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
+      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
       return new Avx512BitsReader(reader);
     case Kernel::kAvx2:
-      if (reader.num_probes() <= Avx2OneRound::kMaxProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
+      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
       return new Avx2BitsReader(reader);
     case Kernel::kPortable: break;
   }
