@@ -52,6 +52,26 @@ inline constexpr ProbePowers kProbePowers{};
 
 inline uint32_t ProbeBit(uint32_t a, int j) { return (a * kProbePowers.value[j]) >> 23; }
 
+// The rows a SIMD kernel of kLanes 32-bit lanes tests a filter of up to
+// kLanes probes with in one round, without a lane mask: value[k] holds M^j
+// in lane j < k and M^0 in the lanes past the last probe, which therefore
+// test probe 0 again -- a bit the key needs anyway -- followed by kLanes 1s.
+// Read through the row pointer the 1s cost one load, where GCC builds a
+// constant vector of 1s with two or three instructions in every query.
+// Instances have internal linkage (static), so that position-independent
+// code addresses them directly, not through the GOT.
+template <int kLanesT>
+struct OneRoundPowersTable {
+  static constexpr int kLanes = kLanesT;
+  alignas(4 * kLanes) uint32_t value[kLanes + 1][2 * kLanes];
+  constexpr OneRoundPowersTable() : value() {
+    for (int k = 0; k <= kLanes; ++k) {
+      for (int j = 0; j < kLanes; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
+      for (int j = kLanes; j < 2 * kLanes; ++j) value[k][j] = 1;
+    }
+  }
+};
+
 // Sets bit `bit` (0..511) of a block. On a little-endian machine bit b of
 // byte b / 8 is also bit b % 64 of the 64-bit word b / 64, and a word OR
 // takes two instructions fewer than a byte OR (the shift count needs no

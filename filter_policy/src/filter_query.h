@@ -53,7 +53,8 @@ struct Avx2OneRoundProbe {
 
 struct Avx512Probe {
   __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    return k <= 16 ? OneRoundSetAvx512(block, a, kOneRoundPowers512.value[k]) : ManyProbesSetAvx512(block, a, k);
+    return k <= kOneRoundPowers512.kLanes ? OneRoundSetAvx512(block, a, kOneRoundPowers512.value[k])
+                                          : ManyProbesSetAvx512(block, a, k);
   }
 };
 
@@ -62,7 +63,7 @@ struct Avx512OneRoundProbe {
   __m512i powers, ones;
   __attribute__((target("avx512f"))) explicit Avx512OneRoundProbe(int k)
       : powers(_mm512_load_si512(kOneRoundPowers512.value[k])),
-        ones(_mm512_load_si512(kOneRoundPowers512.value[k] + 16)) {}
+        ones(_mm512_load_si512(kOneRoundPowers512.value[k] + kOneRoundPowers512.kLanes)) {}
   __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
     return OneRoundSetAvx512(block, a, powers, ones);
   }
@@ -187,7 +188,7 @@ __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(cons
 
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                                 bool* out) {
-  if (num_probes <= 16) {
+  if (num_probes <= kOneRoundPowers512.kLanes) {
     ProbeChunk(chunk, n, num_probes, out, Avx512OneRoundProbe(num_probes));
   } else {
     ProbeChunk(chunk, n, num_probes, out, Avx512Probe{});

@@ -56,24 +56,9 @@ __attribute__((target("avx2"))) inline bool RoundSet(__m256i low_words, __m256i 
   return _mm256_testc_si256(word, mask);
 }
 
-// Filters of up to 8 probes take one round, and for them the lane mask is
-// not needed: kOneRoundPowers.value[k] holds M^j in lane j < k and M^0 in
-// the lanes past the last probe, which therefore test probe 0 again -- a bit
-// the key needs anyway. Each row also holds eight 1s after the powers: read
-// through the row pointer, they cost one load, where GCC builds a constant
-// vector of 1s with three instructions in every query. The table has
-// internal linkage (static) so that position-independent code addresses it
-// directly, not through the GOT.
-struct OneRoundPowers {
-  alignas(32) uint32_t value[9][16];
-  constexpr OneRoundPowers() : value() {
-    for (int k = 0; k <= 8; ++k) {
-      for (int j = 0; j < 8; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
-      for (int j = 8; j < 16; ++j) value[k][j] = 1;
-    }
-  }
-};
-static constexpr OneRoundPowers kOneRoundPowers{};
+// Filters of up to 8 probes (every filter up to ~13 bits/key) take one
+// round, and for them the lane mask is not needed (OneRoundPowersTable).
+static constexpr OneRoundPowersTable<8> kOneRoundPowers{};
 
 // All probes of a block when num_probes <= 8: RoundSet's round 0 without the
 // lane mask, and with the shifts read off the product x = a * M^j directly.

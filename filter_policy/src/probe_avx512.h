@@ -60,22 +60,8 @@ __attribute__((target("avx512f"), noinline)) inline bool ManyProbesSetAvx512(con
 }
 
 // Filters of up to 16 probes (every filter up to ~38 bits/key) take one
-// round, and for them no lane mask is needed: kOneRoundPowers512.value[k]
-// holds M^j in lane j < k and M^0 in the lanes past the last probe, which
-// therefore test probe 0 again -- a bit the key needs anyway -- followed
-// by sixteen 1s (a memory operand of the final test; GCC builds a constant
-// vector of 1s with two instructions per query). Internal linkage, so that
-// position-independent code addresses the table directly.
-struct OneRoundPowers512 {
-  alignas(64) uint32_t value[17][32];
-  constexpr OneRoundPowers512() : value() {
-    for (int k = 0; k <= 16; ++k) {
-      for (int j = 0; j < 16; ++j) value[k][j] = j < k ? kProbePowers.value[j] : kProbePowers.value[0];
-      for (int j = 16; j < 32; ++j) value[k][j] = 1;
-    }
-  }
-};
-static constexpr OneRoundPowers512 kOneRoundPowers512{};
+// round, and for them no lane mask is needed (OneRoundPowersTable).
+static constexpr OneRoundPowersTable<16> kOneRoundPowers512{};
 
 // All probes of a block when num_probes <= 16, read off the products
 // x = a * M^j directly: the probe's bit is x >> 23, its word (bit >> 5) is
@@ -96,7 +82,8 @@ __attribute__((target("avx512f"))) inline bool OneRoundSetAvx512(const unsigned 
 }
 __attribute__((target("avx512f"))) inline bool OneRoundSetAvx512(const unsigned char* block, uint32_t a,
                                                                  const uint32_t* powers_row) {
-  return OneRoundSetAvx512(block, a, _mm512_load_si512(powers_row), _mm512_load_si512(powers_row + 16));
+  return OneRoundSetAvx512(block, a, _mm512_load_si512(powers_row),
+                           _mm512_load_si512(powers_row + kOneRoundPowers512.kLanes));
 }
 
 // OneRoundSetAvx512 out of line, for a single query whose hashing and block

@@ -107,7 +107,7 @@ class OneRoundBitsReader final : public KernelBitsReader {
 };
 
 struct Avx2OneRound {
-  static constexpr int kOneRoundProbes = 8;
+  static constexpr int kOneRoundProbes = internal::kOneRoundPowers.kLanes;
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
@@ -115,7 +115,7 @@ struct Avx2OneRound {
 };
 
 struct Avx512OneRound {
-  static constexpr int kOneRoundProbes = 16;
+  static constexpr int kOneRoundProbes = internal::kOneRoundPowers512.kLanes;
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers512.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
