@@ -26,14 +26,19 @@
 //
 // Score (--candidate-fp and --reference-fp, optionally the bytes): the
 // reduction in false positives per lookup a measured policy reached against
-// a reference (RocksDB's built-in at the same bits per key), as a share of
-// the bound's reduction, 1 - best / uniform:
-//   score = (1 - candidate_fp / reference_fp) / (1 - best / uniform)
-// PASS when score >= --target-score and the candidate's real filter bytes
-// (block rounding included) are at most the reference's.
+// a reference (RocksDB's built-in), as a share of the reduction the best
+// allocation reaches against the same reference:
+//   score = (reference_fp - candidate_fp) / (reference_fp - best)
+// Both reductions are against the reference's measured false positives, and
+// `best` is the bound at --bits, which for a score is the reference's real
+// bits per key (8 x its filter bytes / entries, block rounding included):
+// the best any allocation of the same bytes can do. The bound counts no
+// rounding of its own, so it is a little better than any real filter of
+// those bytes can be. PASS when score >= --target-score and the candidate's
+// real filter bytes are at most the reference's.
 //
 //   linebloom-level-bound --lookups 500000 --bits 10 < levels.txt
-//   linebloom-level-bound --lookups 500000 --bits 10 --candidate-fp 0.0134
+//   linebloom-level-bound --lookups 500000 --bits 10.207 --candidate-fp 0.0134
 //     --reference-fp 0.0220 --candidate-bytes 1686784 --reference-bytes 1697348 < levels.txt
 
 #include <algorithm>
@@ -126,12 +131,12 @@ int main(int argc, char** argv) {
   }
   if (candidate_fp >= 0 && reference_fp > 0) {
     const double reduction = 1 - candidate_fp / reference_fp;
-    const double bound = 1 - best / uniform;
+    const double bound = 1 - best / reference_fp;
     const double score = bound > 0 ? reduction / bound : 0;
     const bool bytes_ok = candidate_bytes < 0 || reference_bytes < 0 || candidate_bytes <= reference_bytes;
     const bool pass = score >= target_score && bytes_ok;
-    std::printf("  score: reduction %.1f %% of bound %.1f %% = %.1f %% (target %.0f %%)", 100 * reduction, 100 * bound,
-                100 * score, 100 * target_score);
+    std::printf("  score at %.3f bits/key: reduction %.1f %% of bound %.1f %% = %.1f %% (target %.0f %%)", bits,
+                100 * reduction, 100 * bound, 100 * score, 100 * target_score);
     if (candidate_bytes >= 0 && reference_bytes > 0) {
       std::printf(", bytes %.0f vs %.0f (%+.2f %%)", candidate_bytes, reference_bytes,
                   100 * (candidate_bytes / reference_bytes - 1));

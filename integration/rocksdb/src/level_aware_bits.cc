@@ -597,8 +597,24 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     without_last.back() = 0;
     others = real_bytes(without_last);
     // Less a margin: the dither's carry may end up to kMaxCarryBlocks
-    // blocks (plus one file's rounding) over.
-    const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes;
+    // blocks (plus one file's rounding) over. And the upper levels keep
+    // changing after the last level's files were sized: a compaction into
+    // an upper level rewrites a file there with up to about one file's
+    // more keys, each at that level's bits where the built-in spends its
+    // average. The largest upper-level file's excess over the built-in's
+    // bytes for it bounds one such rewrite.
+    double upper_excess = 0;
+    for (const auto& [level, files] : cf.live) {
+      if (level < s || level >= d) continue;
+      const double b = plan.bits_per_key[static_cast<size_t>(1 + level - s)];
+      if (b <= 0) continue;
+      for (const auto& [smallest, file] : files) {
+        const double excess = static_cast<double>(FilterBytesFor(file.keys, b)) -
+                              static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
+        upper_excess = std::max(upper_excess, excess);
+      }
+    }
+    const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes + upper_excess;
     plan.last_bytes_per_key = keys > 0 ? (builtin - margin - others) / keys : 0;
   }
   plan.builtin_bytes = builtin;
