@@ -5,11 +5,11 @@
 # linebloom-level-bound:
 #   score = (fp_builtin - fp_level_aware) / (fp_builtin - best)
 # where best is the bound's figure: the false positives per lookup of the
-# best per-level bits, knowing each level's lookups exactly, at the
-# built-in's real bits per key (its filter bytes, block rounding included,
-# over the tree's entries), i.e. at equal filter bytes. PASS: score >=
-# TARGET (0.85) and level_aware's real filter bytes (sst_dump's filter block
-# sizes) <= the built-in's.
+# best per-level bits, knowing each level's lookups exactly, at equal filter
+# bytes: the built-in's real bytes (sst_dump's filter block sizes, block
+# rounding included) less linebloom's 16-byte trailer per file, spread over
+# the tree's entries (linebloom-level-bound --filters). PASS: score >=
+# TARGET (0.85) and level_aware's real filter bytes <= the built-in's.
 #
 # usage: bench/rocksdb/level_aware_score.sh PLUGIN_SO
 # env:   SEEDS (default "1 2 3 4 5 6 7 8 9 10")  WORKDIR (default
@@ -42,8 +42,7 @@ for seed in $seeds; do
   sort -n "$work/filters-builtin.txt" | awk -v counts="$work/perlevel-builtin.txt" '
     BEGIN { while ((getline line < counts) > 0) { split(line, a, " "); k[a[1]] = a[2] + a[3] } }
     { e[$1] += $2 } END { for (l in e) if (k[l] > 0) print l, e[l], k[l] }' | sort -n |
-    "$level_bound" --lookups "$reads" --bits "$(awk '$1 == "builtin" { printf "%.4f", 8 * $2 / $3 }' "$work/summary.txt")" \
-      --target-score "$target" \
+    "$level_bound" --lookups "$reads" --filters "$(wc -l <"$work/filters-builtin.txt")" --target-score "$target" \
       --candidate-fp "$(fp level_aware)" --reference-fp "$(fp builtin)" \
       --candidate-bytes "$(bytes level_aware)" --reference-bytes "$(bytes builtin)" >"$work/score.txt"
   tr -s '\n' ' ' <"$work/score.txt"
