@@ -57,37 +57,6 @@
 #include "linebloom/filter_format.h"
 #include "linebloom/level_allocator.h"
 
-namespace {
-
-// The best allocation with levels shallowest..last-1 (positions first..
-// size-2 of the non-L0 runs) sharing one bits per key: the group is one run
-// of their summed entries consulted with their summed weight.
-double MoveSafeBest(const std::vector<int>& levels, const std::vector<uint64_t>& entries,
-                    const std::vector<double>& weights, double bits) {
-  const size_t first = !levels.empty() && levels[0] == 0 ? 1 : 0;
-  if (entries.size() < first + 3)
-    return linebloom::AllocateBitsPerRun(entries, weights, bits).expected_weighted_fpr_sum;
-  std::vector<uint64_t> e;
-  std::vector<double> w;
-  if (first == 1) {
-    e.push_back(entries[0]);
-    w.push_back(weights[0]);
-  }
-  e.push_back(0);
-  w.push_back(0);
-  for (size_t j = first; j + 1 < entries.size(); ++j) {
-    e.back() += entries[j];
-    w.back() += weights[j];
-  }
-  e.push_back(entries.back());
-  w.push_back(weights.back());
-  const double largest = *std::max_element(w.begin(), w.end());
-  for (double& x : w) x /= largest;
-  return largest * linebloom::AllocateBitsPerRun(e, w, bits).expected_weighted_fpr_sum;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"Best per-level bits per key on a measured LSM tree vs uniform bits (reads level entries checks)"};
   double lookups = 0;
@@ -149,7 +118,14 @@ int main(int argc, char** argv) {
   for (size_t j = 0; j < levels.size(); ++j) std::printf(" L%d=%.3f", levels[j], best_allocation.bits_per_key[j]);
   std::printf("\n");
   if (move_safe) {
-    const double safe = scale * MoveSafeBest(levels, entries, weights, bits);
+    // Run 0 of the shared-middle allocation is L0: an empty one if the tree has none.
+    std::vector<uint64_t> runs = entries;
+    std::vector<double> run_weights = weights;
+    if (levels[0] != 0) {
+      runs.insert(runs.begin(), 0);
+      run_weights.insert(run_weights.begin(), 0.0);
+    }
+    const double safe = scale * linebloom::AllocateBitsSharedMiddle(runs, run_weights, bits).expected_weighted_fpr_sum;
     std::printf("  move-safe best %.5f (%+.1f %%)\n", safe, 100 * (safe / uniform - 1));
   }
   if (candidate_fp >= 0 && reference_fp > 0) {

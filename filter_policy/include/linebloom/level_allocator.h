@@ -87,6 +87,15 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    double average_bits_per_key);
 
+// As the weighted AllocateBitsPerRun, subject to runs 1..size-2 (the
+// levels between L0, run 0, and the last level) all getting the same bits
+// per key: the best allocation when a file of any of those levels may end
+// up in another without being rewritten (RocksDB's trivial moves). With
+// fewer than 4 runs there is no constraint. The sums in the result use the
+// given weights (clamped, missing ones 1, as above).
+LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries_per_run,
+                                         std::span<const double> lookup_weights, double average_bits_per_key);
+
 // The uniform allocation (every run average_bits_per_key), scored the same
 // way (optionally with lookup weights, as above).
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key);

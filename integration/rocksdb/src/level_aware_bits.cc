@@ -195,43 +195,7 @@ std::vector<uint64_t> LevelAwareBits::ModelEntries(double size_ratio, int num_no
 
 LevelAllocation LevelAwareBits::MoveSafeAllocation(std::span<const uint64_t> entries, std::span<const double> weights,
                                                    double average) {
-  const size_t num_runs = entries.size();
-  if (num_runs < 4) return AllocateBitsPerRun(entries, weights, average);
-  // Runs 1..num_runs-2 (levels s..D-1) share one bits per key: a file written
-  // for any of them may be moved down to D-1 without a rewrite. Sharing is a
-  // constraint of the optimisation, not a cap applied after it: with one
-  // rate F for the group, sum_j w_j F = (sum_j w_j) F and the group's memory
-  // is (sum_j n_j) b, so the group is one run of sum_j n_j entries consulted
-  // with weight sum_j w_j. Its weight can exceed 1, so all weights are
-  // divided by the largest (scaling the objective does not move its
-  // minimum; the allocator clamps weights to [0, 1]).
-  const size_t last_shared = num_runs - 2;
-  auto weight = [&](size_t run) {
-    return run < weights.size() && !std::isnan(weights[run]) ? std::clamp(weights[run], 0.0, 1.0) : 1.0;
-  };
-  std::vector<uint64_t> merged_entries = {entries[0], 0, entries[num_runs - 1]};
-  std::vector<double> merged_weights = {weight(0), 0, weight(num_runs - 1)};
-  for (size_t run = 1; run <= last_shared; ++run) {
-    merged_entries[1] += entries[run];
-    merged_weights[1] += weight(run);
-  }
-  const double largest = *std::max_element(merged_weights.begin(), merged_weights.end());
-  if (largest > 0) {
-    for (double& w : merged_weights) w /= largest;
-  }
-  const LevelAllocation merged = AllocateBitsPerRun(merged_entries, merged_weights, average);
-
-  LevelAllocation allocation;
-  for (size_t run = 0; run < num_runs; ++run) {
-    const size_t from = run == 0 ? 0 : run <= last_shared ? 1 : 2;
-    allocation.bits_per_key.push_back(merged.bits_per_key[from]);
-    allocation.num_probes.push_back(merged.num_probes[from]);
-    allocation.expected_fpr.push_back(merged.expected_fpr[from]);
-    allocation.expected_fpr_sum += merged.expected_fpr[from];
-    allocation.expected_weighted_fpr_sum += weight(run) * merged.expected_fpr[from];
-    allocation.total_bits += static_cast<double>(entries[run]) * merged.bits_per_key[from];
-  }
-  return allocation;
+  return AllocateBitsSharedMiddle(entries, weights, average);
 }
 
 FilterOptions LevelAwareBits::Uniform() const {
