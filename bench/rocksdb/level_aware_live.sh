@@ -59,32 +59,9 @@ ldb=${LDB:-ldb}
 refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
 mkdir -p "$work"
 
+. "$(dirname "$0")/lsm_options.sh"
 write_options() {  # file policy disable_auto_compactions
-  cat >"$1" <<EOF
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  create_if_missing=true
-  max_background_jobs=2
-  max_open_files=-1
-[CFOptions "default"]
-  num_levels=7
-  write_buffer_size=$write_buffer
-  target_file_size_base=$target_file
-  max_bytes_for_level_base=$level_base
-  max_bytes_for_level_multiplier=10
-  level_compaction_dynamic_level_bytes=true
-  level0_file_num_compaction_trigger=4
-  disable_auto_compactions=$3
-  compression=kNoCompression
-[TableOptions/BlockBasedTable "default"]
-  format_version=5
-  block_size=4096
-  cache_index_and_filter_blocks=false
-  whole_key_filtering=true
-  filter_policy=$2
-EOF
+  lsm_options "$1" "$2" "$3" 0 4 compression=kNoCompression
 }
 
 # level file filter_entries filter_bytes, one line per live SST of DB.

@@ -142,38 +142,9 @@ policy_of() {
 # filters, which must not make readmissing's DB::Open compact anything);
 # the shared fill uses fill.OPTIONS (the built-in's, compactions on).
 # DIRECT_READS=1 adds the reading options to the "-read" files (see above).
+. "$(dirname "$0")/lsm_options.sh"
 write_options() {  # config file [disable_auto_compactions [direct_reads]]
-  if [ "${4:-0}" = 1 ]; then
-    direct_lines="use_direct_reads=true
-  max_open_files=-1"
-  else
-    direct_lines="max_open_files=-1"
-  fi
-  cat >"$2" <<EOF
-[Version]
-  rocksdb_version=7.8.3
-  options_file_version=1.1
-[DBOptions]
-  create_if_missing=true
-  max_background_jobs=2
-  $direct_lines
-[CFOptions "default"]
-  num_levels=7
-  write_buffer_size=$write_buffer
-  target_file_size_base=$target_file
-  max_bytes_for_level_base=$level_base
-  max_bytes_for_level_multiplier=10
-  level_compaction_dynamic_level_bytes=true
-  level0_file_num_compaction_trigger=$l0_trigger
-  disable_auto_compactions=${3:-false}
-  $compression_line
-[TableOptions/BlockBasedTable "default"]
-  format_version=5
-  block_size=4096
-  cache_index_and_filter_blocks=false
-  whole_key_filtering=true
-  filter_policy=$(policy_of "$1")
-EOF
+  lsm_options "$2" "$(policy_of "$1")" "${3:-false}" "${4:-0}" "$l0_trigger" "$compression_line"
 }
 
 run() {  # config benchmarks extra-args...  (config "fill": the shared fill)
