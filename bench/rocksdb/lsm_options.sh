@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154  # write_buffer, target_file, level_base: set by the sourcing script
 # Sourced by the db_bench scripts here (needs $write_buffer, $target_file,
 # $level_base).
 #
