@@ -28,4 +28,21 @@ bool HugePagesEnabled() {
   return enabled;
 }
 
+bool CollapseHugePages(const void* data, size_t size) {
+#if defined(__linux__)
+  // MADV_COLLAPSE's value in Linux's UAPI <asm-generic/mman-common.h>, for C
+  // libraries whose headers predate it; older kernels answer EINVAL.
+  constexpr int kMadviseCollapse = 25;
+  if (!HugePagesEnabled()) return false;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHugePageBytes - 1);
+  if (end <= begin) return false;
+  return madvise(reinterpret_cast<void*>(begin), end - begin, kMadviseCollapse) == 0;
+#else
+  (void)data;
+  (void)size;
+  return false;
+#endif
+}
+
 }  // namespace linebloom::internal

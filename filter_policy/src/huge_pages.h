@@ -42,4 +42,14 @@ inline void AdviseHugePages(void* data, size_t size) {
 #endif
 }
 
+// Backs the whole 2 MiB pages inside [data, data + size), memory already
+// written (a filter read into a buffer someone else allocated, such as
+// RocksDB's block), with huge pages now: madvise(MADV_COLLAPSE), Linux 6.1
+// and later, copies each into a huge page in place; the bytes and the
+// addresses do not change. Best effort, skipped where AdviseHugePages is
+// (HugePagesEnabled): on an error (an older kernel, no huge page free, a
+// mapping that cannot hold one) the range stays as it was. Returns whether
+// the kernel collapsed every such page (false also when there is none).
+bool CollapseHugePages(const void* data, size_t size);
+
 }  // namespace linebloom::internal

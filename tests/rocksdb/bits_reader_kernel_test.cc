@@ -99,5 +99,33 @@ TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
 
 INSTANTIATE_TEST_SUITE_P(OneRoundAndMore, PluginReaderKernels, ::testing::Values(4.0, 24.0, 48.0));
 
+// A filter of several MiB in a plain heap buffer, as RocksDB holds it: the
+// reader collapses its whole 2 MiB pages into huge pages where it is created
+// (huge_pages.h). The bytes must not change, and the reader must answer as
+// the API's reader does on the filter as built.
+TEST(PluginReaderLargeFilter, HugePagesCollapsedWhereRocksDbHoldsItChangeNoAnswer) {
+  constexpr size_t kKeys = 6'000'000;  // ~7.2 MiB at 10 bits/key: 2+ whole huge pages
+  std::vector<std::string> present(kKeys);
+  for (size_t i = 0; i < kKeys; ++i) present[i] = "present-key-" + std::to_string(i * 2654435761u);
+  std::vector<std::string_view> views(present.begin(), present.end());
+  auto policy = NewLinebloomFilterPolicy(10);
+  const PolicyFilter built = BuildPolicyFilter(*policy, views);
+  ASSERT_GT(built.bytes().size(), size_t{6} << 20);
+  FilterReader api;
+  ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
+
+  const PolicyFilter held = PolicyFilter::FromBytes(*policy, built.bytes());
+  ASSERT_EQ(held.bytes(), built.bytes());  // the same bytes after the reader was made
+  for (size_t i = 0; i < kKeys; i += 7) ASSERT_TRUE(held.MayMatch(views[i])) << "lost key " << i;
+  size_t positives = 0;
+  for (size_t i = 0; i < 200'000; ++i) {
+    const std::string absent = "absent-key-" + std::to_string(i);
+    const bool expected = api.MayContain(absent);
+    positives += expected;
+    ASSERT_EQ(held.MayMatch(absent), expected) << absent;
+  }
+  EXPECT_LT(positives, 200'000u / 50);  // ~1 % at 10 bits/key
+}
+
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "filter_query.h"
+#include "huge_pages.h"
 #include "linebloom/kernel.h"
 
 namespace linebloom::rocksdb_plugin {
@@ -137,6 +138,11 @@ class Avx512BitsReader final : public KernelBitsReader {
 }  // namespace
 
 ::rocksdb::FilterBitsReader* NewLinebloomBitsReader(const FilterReader& reader) {
+  // RocksDB keeps the filter where it read the block, in 4 KiB pages: a query
+  // on a filter of many MiB then also pays a TLB miss and a page walk. Its
+  // whole huge pages are collapsed once, here, where the filter is loaded
+  // (huge_pages.h); the built-in filter stays in 4 KiB pages.
+  internal::CollapseHugePages(reader.blocks().data(), reader.blocks().size());
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
