@@ -254,6 +254,27 @@ for config in $configs; do
   run_read_timed "$config" levelstats 1 "$work/open-$config.out"
 done
 
+# The copies' storage, made alike: the refilter writes them one after the
+# other, and with direct reads the copy written last read its blocks faster
+# (2-14 % less time per block read on four trees, at equal data reads).
+# Each copy is rewritten file by file, interleaved across the copies, so no
+# configuration's files are newer than another's or laid out apart.
+if [ "$same_tree" = 1 ] && [ "$reads_only" != 1 ] && [ "${REPORT_ONLY:-0}" != 1 ]; then
+  for config in $configs; do
+    rm -rf "$work/db-$config.relaid"
+    mkdir "$work/db-$config.relaid"
+    # shellcheck disable=SC2012  # RocksDB's file names have no odd characters
+    ls -p "$work/db-$config" | awk -v c="$config" '!/\/$/ { print NR, c, $0 }'
+  done | sort -n -s -k1,1 | while read -r _ config file; do
+    cp -p "$work/db-$config/$file" "$work/db-$config.relaid/$file"
+  done
+  sync
+  for config in $configs; do
+    rm -rf "$work/db-$config"
+    mv "$work/db-$config.relaid" "$work/db-$config"
+  done
+fi
+
 # The reads, alternating configurations run by run. perf_level=2: RocksDB's
 # perf context counts filter answers and block cache hits/misses per level.
 if [ "${REPORT_ONLY:-0}" != 1 ]; then
