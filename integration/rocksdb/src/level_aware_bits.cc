@@ -568,11 +568,11 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     // average. The largest upper-level file's excess over the built-in's
     // bytes for it bounds one such rewrite.
     double upper_excess = 0;
-    for (const auto& [level, files] : cf.live) {
+    for (const auto& [level, recorded] : cf.live) {
       if (level < s || level >= d) continue;
       const double b = plan.bits_per_key[static_cast<size_t>(1 + level - s)];
       if (b <= 0) continue;
-      for (const auto& [smallest, file] : files) {
+      for (const auto& [smallest, file] : recorded) {
         const double excess = static_cast<double>(FilterBytesFor(file.keys, b)) -
                               static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
         upper_excess = std::max(upper_excess, excess);
