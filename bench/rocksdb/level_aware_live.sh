@@ -39,6 +39,9 @@
 #        WORKDIR (default /tmp/linebloom-level-aware-live)
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
 #        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
+#        LISTENER (default 1: the DB runs linebloom's level-aware listener,
+#        listeners={id=linebloom_level_aware}, which hands the policy the
+#        live files after every compaction; 0: the policy alone)
 #        REPORT_ONLY=1: keep the DB and outputs of an earlier run, report again
 #        READS_ONLY=1: keep the DBs of an earlier run (READS > 0), redo the reads
 set -eu
@@ -60,8 +63,10 @@ refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter
 mkdir -p "$work"
 
 . "$(dirname "$0")/lsm_options.sh"
+listener_line=""
+[ "${LISTENER:-1}" = 0 ] || listener_line="listeners={id=linebloom_level_aware}"
 write_options() {  # file policy disable_auto_compactions
-  lsm_options "$1" "$2" "$3" 0 4 compression=kNoCompression
+  lsm_options "$1" "$2" "$3" 0 4 compression=kNoCompression "$listener_line"
 }
 
 # level file filter_entries filter_bytes, one line per live SST of DB.
@@ -135,7 +140,7 @@ written_levels "$db" >"$work/written-live.txt"
 
 grep -m1 '^RocksDB:' "$work/live.out" || true
 echo "fill $num keys$( [ "$overwrite" = 0 ] || echo " + overwrite $num keys") (16-byte keys, $value_size-byte values), write buffer $write_buffer,"
-echo "target file $target_file, level base $level_base, dynamic level bytes; policy $la_policy"
+echo "target file $target_file, level base $level_base, dynamic level bytes; policy $la_policy; listener: ${listener_line:-none}"
 echo "LSM shape (level:files), db_bench levelstats at the end:"
 awk '/^Level Files Size/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $2 > 0 { printf "L%s:%s ", $1, $2 } END { print "" }' \
   "$work/live.out"

@@ -2,14 +2,15 @@
 # Sourced by the db_bench scripts here (needs $write_buffer, $target_file,
 # $level_base).
 #
-# lsm_options FILE POLICY DISABLE_AUTO_COMPACTIONS DIRECT_READS L0_TRIGGER COMPRESSION_LINE
+# lsm_options FILE POLICY DISABLE_AUTO_COMPACTIONS DIRECT_READS L0_TRIGGER COMPRESSION_LINE [DB_LINE]
 # writes the OPTIONS file of the scripts' leveled trees: 7 levels sized
 # dynamically (level_compaction_dynamic_level_bytes) from level_base up by
 # 10 x, write buffers and files of the given sizes, 4 KiB blocks, filters
 # and indexes held by the table readers (max_open_files=-1, not in the block
 # cache), POLICY as the filter policy. DIRECT_READS=1 adds
-# use_direct_reads=true; COMPRESSION_LINE is one CFOptions line.
-lsm_options() {  # file policy disable_auto_compactions direct_reads l0_trigger compression_line
+# use_direct_reads=true; COMPRESSION_LINE is one CFOptions line, DB_LINE
+# (optional) one more DBOptions line.
+lsm_options() {  # file policy disable_auto_compactions direct_reads l0_trigger compression_line [db_line]
   if [ "$4" = 1 ]; then
     direct_lines="use_direct_reads=true
   max_open_files=-1"
@@ -24,6 +25,7 @@ lsm_options() {  # file policy disable_auto_compactions direct_reads l0_trigger 
   create_if_missing=true
   max_background_jobs=2
   $direct_lines
+  ${7:-}
 [CFOptions "default"]
   num_levels=7
   write_buffer_size=$write_buffer

@@ -5,6 +5,7 @@
 // fallbacks to uniform bits, and a real DB in which one level is allocated
 // no filter at all and still answers every key correctly.
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -24,6 +26,7 @@
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 
 #include "../../integration/rocksdb/src/bits_builder.h"  // white-box: the weight estimate
 #include "../../integration/rocksdb/src/level_aware_bits.h"
@@ -31,6 +34,7 @@
 #include "linebloom/filter_builder.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/level_aware_listener.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 #include "linebloom/rocksdb/registration.h"
 #include "test_keys.h"
@@ -726,6 +730,103 @@ TEST(RocksdbLevelAwareCache, CachedUpperLevelGivesUpBits) {
   EXPECT_LT(with->bits_per_key[2], without->bits_per_key[2]);
   EXPECT_GT(with->last_bytes_per_key, without->last_bytes_per_key);  // L6 gets the bytes
   EXPECT_LE(with->real_bytes, with->builtin_bytes);
+}
+
+}  // namespace
+}  // namespace linebloom::rocksdb_plugin
+
+namespace linebloom::rocksdb_plugin {
+namespace {
+
+// Waits until no flush or compaction is pending or running (RocksDB 7.8 has
+// no public WaitForCompact).
+void WaitForCompactions(::rocksdb::DB& db) {
+  for (int i = 0; i < 3000; ++i) {
+    uint64_t pending = 0, running = 0, flushes = 0;
+    db.GetIntProperty("rocksdb.compaction-pending", &pending);
+    db.GetIntProperty("rocksdb.num-running-compactions", &running);
+    db.GetIntProperty("rocksdb.num-running-flushes", &flushes);
+    if (pending + running + flushes == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// (level, smallest, largest, filter entries) of every live SST at levels >= 1.
+std::vector<std::tuple<int, std::string, std::string, uint64_t>> LiveFilesOf(::rocksdb::DB& db) {
+  ::rocksdb::TablePropertiesCollection properties;
+  EXPECT_TRUE(db.GetPropertiesOfAllTables(&properties).ok());
+  std::vector<::rocksdb::LiveFileMetaData> metadata;
+  db.GetLiveFilesMetaData(&metadata);
+  std::vector<std::tuple<int, std::string, std::string, uint64_t>> files;
+  for (const auto& file : metadata) {
+    if (file.level < 1) continue;
+    const auto it = properties.find(file.db_path + file.name);
+    EXPECT_NE(it, properties.end()) << file.name;
+    files.emplace_back(file.level, file.smallestkey, file.largestkey,
+                       it == properties.end() ? 0 : it->second->num_filter_entries);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::tuple<int, std::string, std::string, uint64_t>> RecordedFilesOf(const LinebloomFilterPolicy& policy) {
+  std::vector<std::tuple<int, std::string, std::string, uint64_t>> files;
+  for (const LiveSstFile& file : policy.RecordedLiveFiles("default")) {
+    files.emplace_back(file.level, file.smallest, file.largest, file.filter_entries);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// With the listener, the policy's record of the live files is the DB's own
+// list after every compaction: files compacted away are gone, files moved
+// down unrewritten (dynamic level bytes moves many) are at their new level.
+// The same workload without the listener leaves the record stale.
+TEST(RocksdbLevelAwareListener, RecordedFilesAreTheLiveFiles) {
+  for (const bool with_listener : {true, false}) {
+    SCOPED_TRACE(with_listener ? "with the listener" : "without");
+    TempDir dir;
+    const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+    ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
+    options.write_buffer_size = 64 << 10;
+    options.target_file_size_base = 64 << 10;
+    options.max_bytes_for_level_base = 256 << 10;
+    options.level_compaction_dynamic_level_bytes = true;
+    if (with_listener) options.listeners.push_back(NewLevelAwareListener());
+    auto db = OpenDb(options, dir.path());
+    ASSERT_TRUE(db);
+    std::mt19937_64 rng(11);
+    std::vector<std::string> keys;
+    for (int i = 0; i < 60000; ++i) keys.push_back(testing::Key(rng() % 10000000));
+    PutAll(*db, keys);
+    ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions()).ok());
+    WaitForCompactions(*db);
+    // Half the key space compacted again: deletes and rewrites files there.
+    const std::string middle = testing::Key(5000000);
+    ::rocksdb::Slice end(middle);
+    ASSERT_TRUE(db->CompactRange(::rocksdb::CompactRangeOptions(), nullptr, &end).ok());
+    WaitForCompactions(*db);
+
+    const auto live = LiveFilesOf(*db);
+    ASSERT_GE(live.size(), 8u);
+    const auto recorded = RecordedFilesOf(*policy);
+    if (with_listener) {
+      EXPECT_EQ(recorded, live);
+    } else {
+      EXPECT_NE(recorded, live);
+    }
+  }
+}
+
+TEST(RocksdbLevelAwareListener, NamedInDbOptions) {
+  RegisterLinebloomWithDefaultLibrary();
+  ::rocksdb::ConfigOptions config;
+  ::rocksdb::DBOptions options;
+  const ::rocksdb::Status s = ::rocksdb::GetDBOptionsFromString(config, ::rocksdb::DBOptions(),
+                                                                "listeners={id=linebloom_level_aware}", &options);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(options.listeners.size(), 1u);
+  EXPECT_STREQ(options.listeners[0]->Name(), LevelAwareListener::kClassName());
 }
 
 }  // namespace

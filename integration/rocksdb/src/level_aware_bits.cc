@@ -646,6 +646,41 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
   }
 }
 
+void LevelAwareBits::SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) {
+  MutexLock lock(&mutex_);
+  ColumnFamily& cf = column_families_[column_family];
+  cf.live.clear();
+  for (const LiveSstFile& file : files) {
+    if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
+    if (!cf.any_filter) {
+      cf.any_filter = true;
+      cf.smallest = file.smallest;
+      cf.largest = file.largest;
+    } else {
+      if (file.smallest < cf.smallest) cf.smallest = file.smallest;
+      if (file.largest > cf.largest) cf.largest = file.largest;
+    }
+    cf.live[file.level].insert_or_assign(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
+    // A file moved down unrewritten may populate a level no filter was built at.
+    cf.shallowest = cf.shallowest < 0 ? file.level : std::min(cf.shallowest, file.level);
+    cf.deepest = std::max(cf.deepest, file.level);
+  }
+  cf.plan.reset();
+}
+
+std::vector<LiveSstFile> LevelAwareBits::RecordedLiveFiles(const std::string& column_family) {
+  MutexLock lock(&mutex_);
+  std::vector<LiveSstFile> files;
+  auto it = column_families_.find(column_family);
+  if (it == column_families_.end()) return files;
+  for (const auto& [level, recorded] : it->second.live) {
+    for (const auto& [smallest, file] : recorded) {
+      files.push_back(LiveSstFile{level, smallest, file.largest, file.keys, file.bytes});
+    }
+  }
+  return files;
+}
+
 std::unique_ptr<::rocksdb::FilterBitsBuilder> LevelAwareBits::Observed(const ::rocksdb::FilterBuildingContext& context,
                                                                        std::unique_ptr<LinebloomBitsBuilder> builder) {
   if (builder == nullptr || context.compaction_style != ::rocksdb::kCompactionStyleLevel ||

@@ -213,6 +213,7 @@
 #include "linebloom/foundation/mutex.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/rocksdb/filter_bits.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -296,6 +297,14 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // `column_family`. Thread-safe.
   void ObserveFilter(const std::string& column_family, int level, std::string_view smallest, std::string_view largest,
                      uint64_t keys, uint64_t filter_bytes);
+
+  // Replaces the recorded live files of `column_family` at levels >= 1 by
+  // `files`, the DB's own list (LinebloomFilterPolicy::SyncLiveFiles); the
+  // next file gets a fresh plan. Files without filter entries are skipped.
+  // Thread-safe.
+  void SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files);
+  // The recorded live files of `column_family` at levels >= 1 (tests).
+  std::vector<LiveSstFile> RecordedLiveFiles(const std::string& column_family);
 
   // The average bits per key the next file of `column_family` is allocated
   // with: bits_per_key corrected by the estimated live ratio (see above).

@@ -200,21 +200,32 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
   return level_aware_->bits->Observed(context, std::move(builder)).release();
 }
 
+LevelAwareBits& LinebloomFilterPolicy::LevelAwareState() const {
+  LevelAware& state = *level_aware_;
+  std::call_once(state.once, [&] {
+    LevelAwareBits::CacheOptions cache;
+    cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
+    cache.block_cache_bytes = options_.block_cache_bytes;
+    cache.data_bytes_per_key = options_.data_bytes_per_key;
+    cache.level_weights = LevelAwareBits::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
+    state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio,
+                                                  std::move(cache));
+  });
+  return *state.bits;
+}
+
+void LinebloomFilterPolicy::SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) const {
+  if (options_.level_aware) LevelAwareState().SyncLiveFiles(column_family, files);
+}
+
+std::vector<LiveSstFile> LinebloomFilterPolicy::RecordedLiveFiles(const std::string& column_family) const {
+  if (!options_.level_aware) return {};
+  return LevelAwareState().RecordedLiveFiles(column_family);
+}
+
 std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
     const ::rocksdb::FilterBuildingContext& context) const {
-  if (options_.level_aware) {
-    LevelAware& state = *level_aware_;
-    std::call_once(state.once, [&] {
-      LevelAwareBits::CacheOptions cache;
-      cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
-      cache.block_cache_bytes = options_.block_cache_bytes;
-      cache.data_bytes_per_key = options_.data_bytes_per_key;
-      cache.level_weights = LevelAwareBits::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
-      state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio,
-                                                    std::move(cache));
-    });
-    return state.bits->ForNewFile(context);
-  }
+  if (options_.level_aware) return LevelAwareState().ForNewFile(context);
   FilterOptions filter_options;
   filter_options.bits_per_key = options_.bits_per_key;
   filter_options.num_probes = options_.num_probes;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
+#include "linebloom/rocksdb/level_aware_listener.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 namespace linebloom::rocksdb_plugin {
@@ -52,7 +53,13 @@ int RegisterLinebloom(::rocksdb::ObjectLibrary& library, const std::string& /*ar
                                              /*optional=*/true)
           .AddSeparator(":", /*at_least_one=*/true),
       NewPolicyFromUri);
-  return 1;
+  library.AddFactory<::rocksdb::EventListener>(
+      LevelAwareListener::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<::rocksdb::EventListener>* guard, std::string* /*errmsg*/) {
+        guard->reset(new LevelAwareListener());
+        return guard->get();
+      });
+  return 2;
 }
 
 void RegisterLinebloomWithDefaultLibrary() {

@@ -49,8 +49,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <rocksdb/convenience.h>
 #include <rocksdb/env.h>
@@ -87,6 +89,17 @@ struct LinebloomPolicyOptions {
   std::string level_weights;
 };
 
+class LevelAwareBits;  // level-aware state (internal)
+
+// A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
+// its level, smallest and largest user key, and its filter's entries and
+// bytes (table properties num_filter_entries and filter_size).
+struct LiveSstFile {
+  int level = 0;
+  std::string smallest, largest;
+  uint64_t filter_entries = 0, filter_bytes = 0;
+};
+
 class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
  public:
   // The id under which the policy is registered, and its Name() and
@@ -112,6 +125,18 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // level_aware this also records the level in the policy's estimate of the
   // tree's shape, so call it only for files that are really being built.
   std::optional<FilterOptions> FilterOptionsForNewFile(const ::rocksdb::FilterBuildingContext& context) const;
+
+  // level_aware: replaces the policy's record of `column_family`'s live
+  // files at levels >= 1 by `files`, the DB's own list. The policy otherwise
+  // learns the live files only from the filters it builds, so a file that
+  // compaction deleted without writing an overlapping one at its level stays
+  // recorded, and a file moved down unrewritten is not seen at its new
+  // level. NewLevelAwareListener (level_aware_listener.h) calls this after
+  // every compaction. Does nothing without level_aware. Thread-safe.
+  void SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) const;
+  // level_aware: the files of `column_family` the policy counts as live at
+  // levels >= 1 (filter entries and bytes as recorded); empty otherwise.
+  std::vector<LiveSstFile> RecordedLiveFiles(const std::string& column_family) const;
 
   // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
   // [0, 24] and size_ratio outside [1.5, 100], and a policy whose option
@@ -151,6 +176,8 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   struct LevelAware;   // the shape estimate and cached allocations
 
   void WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const;
+  // The level-aware state, built on first use (level_aware only).
+  LevelAwareBits& LevelAwareState() const;
 
   LinebloomPolicyOptions options_;
   std::unique_ptr<Diagnostics> diagnostics_;

@@ -7,6 +7,9 @@
 //   linebloom:9.5                  bits_per_key 9.5
 //   id=linebloom;bits_per_key=12;num_probes=0;verify_checksum=false
 //
+// and "linebloom_level_aware" an EventListener id (level_aware_listener.h):
+// listeners={id=linebloom_level_aware} in DBOptions.
+//
 // Programs call RegisterLinebloomWithDefaultLibrary() once before parsing
 // options; liblinebloom_rocksdb.so does it by itself when it is loaded
 // (LD_PRELOAD into db_bench, ldb, sst_dump).
@@ -19,8 +22,8 @@
 
 namespace linebloom::rocksdb_plugin {
 
-// Adds the linebloom FilterPolicy factory to `library` and returns the number
-// of factories added. The signature is RocksDB's RegistrarFunc, so it can also
+// Adds the linebloom FilterPolicy and listener factories to `library` and
+// returns the number of factories added. The signature is RocksDB's RegistrarFunc, so it can also
 // be passed to ObjectLibrary::Register or ObjectRegistry::AddLibrary.
 int RegisterLinebloom(::rocksdb::ObjectLibrary& library, const std::string& arg = "");
 
