@@ -34,10 +34,9 @@ bool CollapseHugePages(const void* data, size_t size) {
   // libraries whose headers predate it; older kernels answer EINVAL.
   constexpr int kMadviseCollapse = 25;
   if (!HugePagesEnabled()) return false;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHugePageBytes - 1);
-  if (end <= begin) return false;
-  return madvise(reinterpret_cast<void*>(begin), end - begin, kMadviseCollapse) == 0;
+  const HugePageRange pages = WholeHugePages(data, size);
+  if (pages.end <= pages.begin) return false;
+  return madvise(reinterpret_cast<void*>(pages.begin), pages.end - pages.begin, kMadviseCollapse) == 0;
 #else
   (void)data;
   (void)size;

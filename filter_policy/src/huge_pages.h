@@ -29,13 +29,22 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // LINEBLOOM_HUGE_PAGES=0 (then no hints are given either). Read once.
 bool HugePagesEnabled();
 
+// The whole 2 MiB pages inside [data, data + size): [begin, end), empty
+// when end <= begin.
+struct HugePageRange {
+  uintptr_t begin, end;
+};
+inline HugePageRange WholeHugePages(const void* data, size_t size) {
+  const auto start = reinterpret_cast<uintptr_t>(data);
+  return {(start + kHugePageBytes - 1) & ~(kHugePageBytes - 1), (start + size) & ~(kHugePageBytes - 1)};
+}
+
 // Hints huge pages for the whole 2 MiB pages inside [data, data + size).
 inline void AdviseHugePages(void* data, size_t size) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (!HugePagesEnabled()) return;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHugePageBytes - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+  const HugePageRange pages = WholeHugePages(data, size);
+  if (pages.end > pages.begin) madvise(reinterpret_cast<void*>(pages.begin), pages.end - pages.begin, MADV_HUGEPAGE);
 #else
   (void)data;
   (void)size;

@@ -89,32 +89,22 @@ LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries, std:
   // divided by the largest (scaling the objective does not move its
   // minimum; the allocator clamps weights to [0, 1]).
   const size_t last_shared = num_runs - 2;
-  auto weight = [&](size_t run) {
-    return run < weights.size() && !std::isnan(weights[run]) ? std::clamp(weights[run], 0.0, 1.0) : 1.0;
-  };
+  const std::vector<double> w = NormalizedWeights(weights, num_runs);
   std::vector<uint64_t> merged_entries = {entries[0], 0, entries[num_runs - 1]};
-  std::vector<double> merged_weights = {weight(0), 0, weight(num_runs - 1)};
+  std::vector<double> merged_weights = {w[0], 0, w[num_runs - 1]};
   for (size_t run = 1; run <= last_shared; ++run) {
     merged_entries[1] += entries[run];
-    merged_weights[1] += weight(run);
+    merged_weights[1] += w[run];
   }
   const double largest = *std::max_element(merged_weights.begin(), merged_weights.end());
   if (largest > 0) {
-    for (double& w : merged_weights) w /= largest;
+    for (double& x : merged_weights) x /= largest;
   }
   const LevelAllocation merged = AllocateBitsPerRun(merged_entries, merged_weights, average);
-
-  LevelAllocation allocation;
-  for (size_t run = 0; run < num_runs; ++run) {
-    const size_t from = run == 0 ? 0 : run <= last_shared ? 1 : 2;
-    allocation.bits_per_key.push_back(merged.bits_per_key[from]);
-    allocation.num_probes.push_back(merged.num_probes[from]);
-    allocation.expected_fpr.push_back(merged.expected_fpr[from]);
-    allocation.expected_fpr_sum += merged.expected_fpr[from];
-    allocation.expected_weighted_fpr_sum += weight(run) * merged.expected_fpr[from];
-    allocation.total_bits += static_cast<double>(entries[run]) * merged.bits_per_key[from];
-  }
-  return allocation;
+  std::vector<double> bits(num_runs);
+  for (size_t run = 0; run < num_runs; ++run)
+    bits[run] = merged.bits_per_key[run == 0 ? 0 : run <= last_shared ? 1 : 2];
+  return Score(entries, w, std::move(bits));
 }
 
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key) {

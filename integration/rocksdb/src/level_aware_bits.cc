@@ -597,14 +597,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
   if (level < 0 || keys == 0 || largest < smallest) return;
   MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[column_family];
-  if (!cf.any_filter) {
-    cf.any_filter = true;
-    cf.smallest.assign(smallest);
-    cf.largest.assign(largest);
-  } else {
-    if (smallest < std::string_view(cf.smallest)) cf.smallest.assign(smallest);
-    if (largest > std::string_view(cf.largest)) cf.largest.assign(largest);
-  }
+  cf.WidenKeySpace(smallest, largest);
   ++cf.observations;
   cf.key_bytes += static_cast<double>(smallest.size() + largest.size());
   cf.key_samples += 2;
@@ -646,24 +639,27 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
   }
 }
 
+void LevelAwareBits::ColumnFamily::WidenKeySpace(std::string_view file_smallest, std::string_view file_largest) {
+  if (!any_filter) {
+    any_filter = true;
+    smallest.assign(file_smallest);
+    largest.assign(file_largest);
+    return;
+  }
+  if (file_smallest < std::string_view(smallest)) smallest.assign(file_smallest);
+  if (file_largest > std::string_view(largest)) largest.assign(file_largest);
+}
+
 void LevelAwareBits::SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) {
   MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[column_family];
   cf.live.clear();
   for (const LiveSstFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
-    if (!cf.any_filter) {
-      cf.any_filter = true;
-      cf.smallest = file.smallest;
-      cf.largest = file.largest;
-    } else {
-      if (file.smallest < cf.smallest) cf.smallest = file.smallest;
-      if (file.largest > cf.largest) cf.largest = file.largest;
-    }
+    cf.WidenKeySpace(file.smallest, file.largest);
     cf.live[file.level].insert_or_assign(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
     // A file moved down unrewritten may populate a level no filter was built at.
-    cf.shallowest = cf.shallowest < 0 ? file.level : std::min(cf.shallowest, file.level);
-    cf.deepest = std::max(cf.deepest, file.level);
+    cf.SeeLevel(file.level);
   }
   cf.plan.reset();
 }
@@ -699,10 +695,7 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(const ::rocksdb::FilterB
   }
   MutexLock lock(&mutex_);
   ColumnFamily& cf = column_families_[context.column_family_name];
-  if (level > 0) {
-    cf.shallowest = cf.shallowest < 0 ? level : std::min(cf.shallowest, level);
-    cf.deepest = std::max(cf.deepest, level);
-  }
+  if (level > 0) cf.SeeLevel(level);
   if (cf.shallowest < 0) return Uniform();  // only L0 so far: no shape yet
 
   // The block cache the cache-aware weights assume.

@@ -196,6 +196,7 @@
 
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -360,6 +361,14 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     double carry_bytes = 0;    // last level: budgeted minus real bytes so far (dither)
     uint64_t plan_at = 0;      // observations when computed
     double cache_bytes = 0, block_size = 4096, cached_filter_bytes = 0;  // from the last context
+
+    // A file of keys smallest..largest: the key space grows to hold it.
+    void WidenKeySpace(std::string_view file_smallest, std::string_view file_largest);
+    // A file at non-L0 `level`: the shape estimate's levels grow to hold it.
+    void SeeLevel(int level) {
+      shallowest = shallowest < 0 ? level : std::min(shallowest, level);
+      deepest = std::max(deepest, level);
+    }
   };
 
   FilterOptions Uniform() const;
