@@ -7,6 +7,7 @@
 // EstimatedFpRate is the exact blocked-Bloom rate of that size.
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -100,6 +101,29 @@ TEST(RocksdbBitsBuilder, KeysAndPrefixesDeduplicateAcrossKinds) {
 
 // EstimateEntriesAdded is 0 exactly when nothing was added (RocksDB writes no
 // filter at 0): one AddKey of any key, even the empty one, makes it 1.
+// Finish places the filter at the buffer's first 64-byte boundary, so each
+// block is one cache line while it is built; RocksDB writes the Slice, and
+// the buffer only owns it. new[] aligns to 16 bytes (a large block comes
+// from mmap at a page + 16), so an unaligned start shows in some of these
+// sizes, from one block to 4 MiB.
+TEST(RocksdbBitsBuilder, FilterStartsAtTheBuffersFirstCacheLine) {
+  LinebloomBitsBuilder builder(FilterOptions{}, /*post_verify=*/true);
+  for (int num_keys : {1, 7, 100, 1000, 20000, 3000000}) {
+    std::vector<std::string> keys;
+    for (int i = 0; i < num_keys; ++i) keys.push_back(Key(i % 100, i));
+    for (const auto& key : keys) builder.AddKey(Slice(key));
+    const Built b = Finish(builder);
+    const auto start = reinterpret_cast<uintptr_t>(b.filter.data());
+    const auto owner = reinterpret_cast<uintptr_t>(b.buf.get());
+    EXPECT_EQ(start % kFilterBlockBytes, 0u) << num_keys << " keys";
+    EXPECT_GE(start, owner) << num_keys << " keys";
+    EXPECT_LT(start - owner, kFilterBlockBytes) << num_keys << " keys";
+    EXPECT_EQ(b.filter.size(), builder.CalculateSpace(static_cast<size_t>(num_keys)));
+    EXPECT_TRUE(builder.MaybePostVerify(b.filter).ok()) << num_keys << " keys";
+    for (int i = 0; i < num_keys; i += 997) ASSERT_TRUE(MayContain(b, keys[static_cast<size_t>(i)])) << i;
+  }
+}
+
 TEST(RocksdbBitsBuilder, EntriesAddedIsZeroOnlyWhenNothingWasAdded) {
   LinebloomBitsBuilder builder(FilterOptions{}, false);
   EXPECT_EQ(builder.EstimateEntriesAdded(), 0u);

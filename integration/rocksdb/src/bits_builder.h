@@ -22,7 +22,8 @@ namespace linebloom::rocksdb_plugin {
 // prefix. With post_verify (detect_filter_construct_corruption) a second
 // 8-byte copy of every hash is kept until MaybePostVerify re-queries it
 // against the finished filter. Finish writes the filter straight into its
-// final buffer (exactly FinishedSize() bytes).
+// final buffer, FinishedSize() bytes from the buffer's first 64-byte
+// boundary (the buffer has up to 63 bytes more).
 //
 // Repeats. Keys arrive sorted, so a repeated key (several versions of one
 // user key) is adjacent to itself and one remembered hash drops it. A prefix
@@ -44,7 +45,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // the entry before it (AddDistinctHashes relies on that).
   size_t EstimateEntriesAdded() override { return builder_.NumKeys() + num_staged_; }
 
-  // The filter is the whole buffer: 64 bytes per block plus the trailer.
+  // The filter: 64 bytes per block plus the trailer, 64-byte aligned in *buf.
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status, not an exception
   // thrown through RocksDB.
