@@ -202,9 +202,9 @@ TEST_P(GoldenFilter, WholeFilterBytesAndFirstFalsePositivesArePinned) {
 INSTANTIATE_TEST_SUITE_P(EveryKernel, GoldenFilter,
                          ::testing::Combine(::testing::Values(Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512),
                                             ::testing::Range(size_t{0}, Cases().size())),
-                         [](const ::testing::TestParamInfo<GoldenParam>& info) {
-                           return std::string(Cases()[std::get<1>(info.param)].name) + "_" +
-                                  KernelName(std::get<0>(info.param));
+                         [](const ::testing::TestParamInfo<GoldenParam>& param_info) {
+                           return std::string(Cases()[std::get<1>(param_info.param)].name) + "_" +
+                                  KernelName(std::get<0>(param_info.param));
                          });
 
 }  // namespace

@@ -224,14 +224,16 @@ TEST_P(FaultWalkTest, EveryIoOfTheOperation) {
       static_cast<unsigned long long>(returned_error), static_cast<unsigned long long>(returned_ok));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Walk, FaultWalkTest,
-    ::testing::Combine(::testing::Values(0, 1, 2),
-                       ::testing::Values(Aftermath::kTransientError, Aftermath::kProcessCrash,
-                                         Aftermath::kPowerLossUndoAll, Aftermath::kPowerLossUndoRandom)),
-    [](const auto& info) {
-      return std::string(Scenarios()[std::get<0>(info.param)].name).append("_").append(Name(std::get<1>(info.param)));
-    });
+INSTANTIATE_TEST_SUITE_P(Walk, FaultWalkTest,
+                         ::testing::Combine(::testing::Values(0, 1, 2),
+                                            ::testing::Values(Aftermath::kTransientError, Aftermath::kProcessCrash,
+                                                              Aftermath::kPowerLossUndoAll,
+                                                              Aftermath::kPowerLossUndoRandom)),
+                         [](const auto& param_info) {
+                           return std::string(Scenarios()[std::get<0>(param_info.param)].name)
+                               .append("_")
+                               .append(Name(std::get<1>(param_info.param)));
+                         });
 
 // The power-loss model itself: unsynced bytes and unsynced names vanish.
 TEST(FaultInjectionEnvTest, PowerLossDropsWhatWasNotSynced) {

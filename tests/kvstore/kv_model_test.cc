@@ -143,8 +143,8 @@ INSTANTIATE_TEST_SUITE_P(Seeds, KvModelTest,
                                            ModelParams{5, true, false}, ModelParams{6, false, false},
                                            ModelParams{7, true, true, true}, ModelParams{8, false, true, true},
                                            ModelParams{9, true, false, true}),
-                         [](const auto& info) {
-                           const ModelParams& p = info.param;
+                         [](const auto& param_info) {
+                           const ModelParams& p = param_info.param;
                            return std::string("seed")
                                .append(std::to_string(p.seed))
                                .append(p.run_filters ? "_runfilter" : "_norunfilter")

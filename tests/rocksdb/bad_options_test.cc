@@ -92,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(Rocksdb, RocksdbBadOptions,
                          ::testing::Values(BadSpec{"bad_value", "id=linebloom;bits_per_key=abc", "bits_per_key"},
                                            BadSpec{"unknown_option", "id=linebloom;bogus=1", "bogus"},
                                            BadSpec{"bad_probes", "id=linebloom;num_probes=x", "num_probes"}),
-                         [](const ::testing::TestParamInfo<BadSpec>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<BadSpec>& param_info) { return param_info.param.name; });
 
 // "linebloom:<bits>" with a suffix that is not a sane number: RocksDB only
 // says "could not load" (and inside table options says nothing and builds no

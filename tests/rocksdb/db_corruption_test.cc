@@ -171,7 +171,9 @@ INSTANTIATE_TEST_SUITE_P(Rocksdb, DamagedFilterWithoutBlockChecksums,
                                            CorruptionCase{"full_future_version", false, Damage::kFutureVersion},
                                            CorruptionCase{"partitioned_zeroed_bits", true, Damage::kZeroBits},
                                            CorruptionCase{"partitioned_future_version", true, Damage::kFutureVersion}),
-                         [](const ::testing::TestParamInfo<CorruptionCase>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<CorruptionCase>& param_info) {
+                           return param_info.param.name;
+                         });
 
 // RocksDB's block checksums on (the default): RocksDB itself notices the
 // damaged block before linebloom sees it. Observed with 7.8.3: DB::Open and

@@ -220,7 +220,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Mode("partitioned_cached",
                            [](FilterMode& m) { m.partitioned = m.cache_index_and_filter_blocks = true; }),
                       Mode("optimize_for_memory", [](FilterMode& m) { m.optimize_filters_for_memory = true; })),
-    [](const ::testing::TestParamInfo<FilterMode>& info) { return info.param.name; });
+    [](const ::testing::TestParamInfo<FilterMode>& param_info) { return param_info.param.name; });
 
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin

@@ -98,7 +98,7 @@ std::shared_ptr<const ::rocksdb::FilterPolicy> Linebloom() { return NewLinebloom
 INSTANTIATE_TEST_SUITE_P(Rocksdb, DbPolicySwitch,
                          ::testing::Values(Switch{"builtin_to_linebloom", Builtin, Linebloom, "linebloom"},
                                            Switch{"linebloom_to_builtin", Linebloom, Builtin, "bloomfilter"}),
-                         [](const ::testing::TestParamInfo<Switch>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Switch>& param_info) { return param_info.param.name; });
 
 // OPTIONS file round trip: RocksDB writes the policy's id and options into
 // the OPTIONS file; loading that file (with linebloom registered) gives back

@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Rocksdb, DbPrefixFilter,
                                            PrefixCase{"prefix_only", false, false},
                                            PrefixCase{"partitioned_whole_key_and_prefix", true, true},
                                            PrefixCase{"partitioned_prefix_only", false, true}),
-                         [](const ::testing::TestParamInfo<PrefixCase>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<PrefixCase>& param_info) { return param_info.param.name; });
 
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin

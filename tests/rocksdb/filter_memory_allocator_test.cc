@@ -92,7 +92,7 @@ TEST_P(FilterMemoryAllocatorTest, FilterBlocksAreCacheLineAlignedAndEveryKeyRead
 INSTANTIATE_TEST_SUITE_P(Modes, FilterMemoryAllocatorTest,
                          ::testing::Values(Case{"full", false, false}, Case{"full_cached", true, false},
                                            Case{"partitioned", false, true}, Case{"partitioned_cached", true, true}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace linebloom::rocksdb_plugin::testing

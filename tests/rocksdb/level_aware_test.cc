@@ -641,18 +641,18 @@ std::string BigEndianKey(uint64_t x) {
 void BuildToyTree(LevelAwareBits* bits) {
   for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
   const auto key = BigEndianKey;
-  constexpr uint64_t kSpace = uint64_t{1} << 40;
+  constexpr uint64_t kToySpace = uint64_t{1} << 40;
   for (uint64_t i = 0; i < 400; ++i) {
-    bits->ObserveFilter("default", 6, key(i * kSpace / 400), key((i + 1) * kSpace / 400 - 1), 1280, 1616);
+    bits->ObserveFilter("default", 6, key(i * kToySpace / 400), key((i + 1) * kToySpace / 400 - 1), 1280, 1616);
   }
   for (uint64_t i = 0; i < 40; ++i) {  // all of L5
-    bits->ObserveFilter("default", 5, key(i * kSpace / 40), key((i + 1) * kSpace / 40 - 1), 1280, 1616);
+    bits->ObserveFilter("default", 5, key(i * kToySpace / 40), key((i + 1) * kToySpace / 40 - 1), 1280, 1616);
   }
   for (uint64_t i = 0; i < 4; ++i) {  // L4: a quarter of the key space
-    bits->ObserveFilter("default", 4, key(i * kSpace / 16), key((i + 1) * kSpace / 16 - 1), 1280, 1616);
+    bits->ObserveFilter("default", 4, key(i * kToySpace / 16), key((i + 1) * kToySpace / 16 - 1), 1280, 1616);
   }
   // Rewriting a file replaces its record (same range), it does not add one.
-  bits->ObserveFilter("default", 4, key(0), key(kSpace / 16 - 1), 1280, 1616);
+  bits->ObserveFilter("default", 4, key(0), key(kToySpace / 16 - 1), 1280, 1616);
 }
 
 TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
@@ -682,10 +682,11 @@ TEST(RocksdbLevelAwareBooks, StaleUpperLevelRecordsDoNotStarveTheLastLevel) {
   auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
   for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
   const auto key = BigEndianKey;
-  constexpr uint64_t kSpace = uint64_t{1} << 40;
+  constexpr uint64_t kToySpace = uint64_t{1} << 40;
   for (auto [level, files] : {std::pair{6, 400}, {5, 200}, {4, 40}}) {
     for (uint64_t i = 0; i < static_cast<uint64_t>(files); ++i) {
-      bits->ObserveFilter("default", level, key(i * kSpace / files), key((i + 1) * kSpace / files - 1), 1280, 1616);
+      bits->ObserveFilter("default", level, key(i * kToySpace / files), key((i + 1) * kToySpace / files - 1), 1280,
+                          1616);
     }
   }
   const auto plan = bits->StablePlan("default");

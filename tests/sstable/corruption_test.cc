@@ -263,10 +263,10 @@ TEST_P(CorruptionTest, FilterChangesWithForgedChecksumsNeverCrash) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, CorruptionTest,
                          ::testing::Values(FilterMode::kNone, FilterMode::kPerBlock, FilterMode::kPerFile),
-                         [](const auto& info) {
-                           return info.param == FilterMode::kPerBlock  ? std::string("PerBlock")
-                                  : info.param == FilterMode::kPerFile ? std::string("PerFile")
-                                                                       : std::string("NoFilter");
+                         [](const auto& param_info) {
+                           return param_info.param == FilterMode::kPerBlock  ? std::string("PerBlock")
+                                  : param_info.param == FilterMode::kPerFile ? std::string("PerFile")
+                                                                             : std::string("NoFilter");
                          });
 
 // Rewrites the footer with valid checksum but the given handles.

@@ -86,13 +86,13 @@ INSTANTIATE_TEST_SUITE_P(
                        // 0 keys, 1 key, one block, a few blocks, thousands of blocks.
                        ::testing::Values(size_t{0}, size_t{1}, size_t{20}, size_t{500}, size_t{20000}),
                        ::testing::Values(size_t{1}, size_t{256}, size_t{4096})),
-    [](const auto& info) {
-      const FilterMode mode = std::get<0>(info.param);
+    [](const auto& param_info) {
+      const FilterMode mode = std::get<0>(param_info.param);
       const char* name = mode == FilterMode::kPerBlock  ? "PerBlock"
                          : mode == FilterMode::kPerFile ? "PerFile"
                                                         : "NoFilter";
-      return std::string(name) + "_" + std::to_string(std::get<1>(info.param)) + "keys_block" +
-             std::to_string(std::get<2>(info.param));
+      return std::string(name) + "_" + std::to_string(std::get<1>(param_info.param)) + "keys_block" +
+             std::to_string(std::get<2>(param_info.param));
     });
 
 TEST(RoundTrip, ThousandsOfBlocks) {

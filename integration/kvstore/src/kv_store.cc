@@ -89,7 +89,7 @@ KvStore::Impl::~Impl() { (void)Close(); }
 Status KvStore::Impl::Recover() {
   // Nothing else can reach the store yet, so the lock costs nothing; holding
   // it keeps recovery under the same rules as every later writer.
-  MutexLock lock(&write_mu_);
+  MutexLock writer_lock(&write_mu_);
   if (options_.create_if_missing) {
     if (Status s = env_->CreateDirIfMissing(dir_); !s.ok()) return s;
   }

@@ -91,8 +91,8 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
   // a block straddling two lines costs a large filter's build two misses per
   // key instead of one. RocksDB writes the returned Slice, not the buffer.
   std::unique_ptr<char[]> bytes(new char[size + kFilterBlockBytes - 1]);
-  const size_t offset = (kFilterBlockBytes - reinterpret_cast<uintptr_t>(bytes.get()) % kFilterBlockBytes) %
-                        kFilterBlockBytes;
+  const size_t offset =
+      (kFilterBlockBytes - reinterpret_cast<uintptr_t>(bytes.get()) % kFilterBlockBytes) % kFilterBlockBytes;
   char* const start = bytes.get() + offset;
   builder_.FinishInto(std::span<char>(start, size));
   pending_verify_.clear();
