@@ -739,28 +739,33 @@ TEST(RocksdbLevelAwareCache, CachedUpperLevelGivesUpBits) {
 namespace linebloom::rocksdb_plugin {
 namespace {
 
-// Waits until no flush or compaction is pending or running (RocksDB 7.8 has
-// no public WaitForCompact).
-void WaitForCompactions(::rocksdb::DB& db) {
+// Waits until no flush or compaction of `cf` (default: the default column
+// family) is pending or running (RocksDB 7.8 has no public WaitForCompact).
+void WaitForCompactions(::rocksdb::DB& db, ::rocksdb::ColumnFamilyHandle* cf = nullptr) {
+  if (cf == nullptr) cf = db.DefaultColumnFamily();
   for (int i = 0; i < 3000; ++i) {
     uint64_t pending = 0, running = 0, flushes = 0;
-    db.GetIntProperty("rocksdb.compaction-pending", &pending);
-    db.GetIntProperty("rocksdb.num-running-compactions", &running);
-    db.GetIntProperty("rocksdb.num-running-flushes", &flushes);
+    db.GetIntProperty(cf, "rocksdb.compaction-pending", &pending);
+    db.GetIntProperty(cf, "rocksdb.num-running-compactions", &running);
+    db.GetIntProperty(cf, "rocksdb.num-running-flushes", &flushes);
     if (pending + running + flushes == 0) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 
-// (level, smallest, largest, filter entries) of every live SST at levels >= 1.
-std::vector<std::tuple<int, std::string, std::string, uint64_t>> LiveFilesOf(::rocksdb::DB& db) {
+using FileList = std::vector<std::tuple<int, std::string, std::string, uint64_t>>;
+
+// (level, smallest, largest, filter entries) of every live SST of `cf`
+// (default: the default column family) at levels >= 1.
+FileList LiveFilesOf(::rocksdb::DB& db, ::rocksdb::ColumnFamilyHandle* cf = nullptr) {
+  if (cf == nullptr) cf = db.DefaultColumnFamily();
   ::rocksdb::TablePropertiesCollection properties;
-  EXPECT_TRUE(db.GetPropertiesOfAllTables(&properties).ok());
+  EXPECT_TRUE(db.GetPropertiesOfAllTables(cf, &properties).ok());
   std::vector<::rocksdb::LiveFileMetaData> metadata;
   db.GetLiveFilesMetaData(&metadata);
-  std::vector<std::tuple<int, std::string, std::string, uint64_t>> files;
+  FileList files;
   for (const auto& file : metadata) {
-    if (file.level < 1) continue;
+    if (file.column_family_name != cf->GetName() || file.level < 1) continue;
     const auto it = properties.find(file.db_path + file.name);
     EXPECT_NE(it, properties.end()) << file.name;
     files.emplace_back(file.level, file.smallestkey, file.largestkey,
@@ -770,9 +775,9 @@ std::vector<std::tuple<int, std::string, std::string, uint64_t>> LiveFilesOf(::r
   return files;
 }
 
-std::vector<std::tuple<int, std::string, std::string, uint64_t>> RecordedFilesOf(const LinebloomFilterPolicy& policy) {
-  std::vector<std::tuple<int, std::string, std::string, uint64_t>> files;
-  for (const LiveSstFile& file : policy.RecordedLiveFiles("default")) {
+FileList RecordedFilesOf(const LinebloomFilterPolicy& policy, const std::string& column_family = "default") {
+  FileList files;
+  for (const LiveSstFile& file : policy.RecordedLiveFiles(column_family)) {
     files.emplace_back(file.level, file.smallest, file.largest, file.filter_entries);
   }
   std::sort(files.begin(), files.end());
@@ -817,6 +822,69 @@ TEST(RocksdbLevelAwareListener, RecordedFilesAreTheLiveFiles) {
       EXPECT_NE(recorded, live);
     }
   }
+}
+
+// A column family other than the default, whose options are copied from
+// the default's and so share its policy: the listener keeps its record
+// exact too, from the tables it saw created. Without the listener the
+// record goes stale.
+TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
+  for (const bool with_listener : {true, false}) {
+    SCOPED_TRACE(with_listener ? "with the listener" : "without");
+    TempDir dir;
+    const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+    ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
+    options.create_missing_column_families = true;
+    options.write_buffer_size = 64 << 10;
+    options.target_file_size_base = 64 << 10;
+    options.max_bytes_for_level_base = 256 << 10;
+    options.level_compaction_dynamic_level_bytes = true;
+    if (with_listener) options.listeners.push_back(NewLevelAwareListener());
+    const ::rocksdb::ColumnFamilyOptions cf_options(options);
+    const std::vector<::rocksdb::ColumnFamilyDescriptor> families{{::rocksdb::kDefaultColumnFamilyName, cf_options},
+                                                                  {"other", cf_options}};
+    std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+    std::unique_ptr<::rocksdb::DB> db;
+    const ::rocksdb::Status opened = OpenDB(::rocksdb::DBOptions(options), dir.path(), families, &handles, &db);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
+    ::rocksdb::ColumnFamilyHandle* other = handles[1];
+
+    std::mt19937_64 rng(13);
+    ::rocksdb::WriteOptions wo;
+    wo.disableWAL = true;
+    for (int i = 0; i < 60000; ++i) {
+      const std::string key = testing::Key(rng() % 10000000);
+      ASSERT_TRUE(db->Put(wo, other, key, testing::ValueFor(key)).ok());
+      if (i % 20 == 0) {
+        ASSERT_TRUE(db->Put(wo, handles[0], key, testing::ValueFor(key)).ok());
+      }
+    }
+    ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles).ok());
+    WaitForCompactions(*db, other);
+    const std::string middle = testing::Key(5000000);
+    ::rocksdb::Slice end(middle);
+    ASSERT_TRUE(db->CompactRange(::rocksdb::CompactRangeOptions(), other, nullptr, &end).ok());
+    WaitForCompactions(*db, other);
+
+    const FileList live = LiveFilesOf(*db, other);
+    ASSERT_GE(live.size(), 8u);
+    const FileList recorded = RecordedFilesOf(*policy, "other");
+    if (with_listener) {
+      EXPECT_EQ(recorded, live);
+    } else {
+      EXPECT_NE(recorded, live);
+    }
+    for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  }
+}
+
+// Syncing a column family the policy has built no filter for records
+// nothing: the default's policy does not take over another policy's files.
+TEST(RocksdbLevelAwareListener, ColumnFamilyOfAnotherPolicyIsNotRecorded) {
+  const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+  const std::vector<LiveSstFile> files{LiveSstFile{6, "a", "m", 1000, 1296}, LiveSstFile{6, "n", "z", 1000, 1296}};
+  policy->SyncLiveFiles("never_built", files);
+  EXPECT_TRUE(policy->RecordedLiveFiles("never_built").empty());
 }
 
 TEST(RocksdbLevelAwareListener, NamedInDbOptions) {

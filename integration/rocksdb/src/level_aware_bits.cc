@@ -652,7 +652,11 @@ void LevelAwareBits::ColumnFamily::WidenKeySpace(std::string_view file_smallest,
 
 void LevelAwareBits::SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) {
   MutexLock lock(&mutex_);
-  ColumnFamily& cf = column_families_[column_family];
+  // A column family this policy builds no filters for (another policy's,
+  // seen by a listener of the same DB) is not recorded.
+  auto found = column_families_.find(column_family);
+  if (found == column_families_.end()) return;
+  ColumnFamily& cf = found->second;
   cf.live.clear();
   for (const LiveSstFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;

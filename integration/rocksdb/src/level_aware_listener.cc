@@ -2,6 +2,9 @@
 
 #include "linebloom/rocksdb/level_aware_listener.h"
 
+#include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,39 +13,97 @@
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
+#include "linebloom/foundation/mutex.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 namespace linebloom::rocksdb_plugin {
 
-void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) {
-  if (db == nullptr || !info.status.ok()) return;
-  ::rocksdb::ColumnFamilyHandle* handle = db->DefaultColumnFamily();
-  if (info.cf_name != handle->GetName()) return;
-  const ::rocksdb::Options options = db->GetOptions(handle);
-  if (options.table_factory == nullptr) return;
+struct LevelAwareListener::CreatedTables {
+  struct Filter {
+    std::string column_family;
+    uint64_t entries = 0, bytes = 0;
+  };
+  Mutex mutex;
+  // By the table's full path, as DB::GetLiveFilesMetaData names it
+  // (db_path + name). Entries of files no longer live are dropped when
+  // their column family is next synced.
+  std::map<std::string, Filter> by_path LINEBLOOM_GUARDED_BY(mutex);
+};
+
+LevelAwareListener::LevelAwareListener() : created_(std::make_unique<CreatedTables>()) {}
+LevelAwareListener::~LevelAwareListener() = default;
+
+void LevelAwareListener::OnTableFileCreated(const ::rocksdb::TableFileCreationInfo& info) {
+  if (!info.status.ok()) return;
+  MutexLock lock(&created_->mutex);
+  created_->by_path.insert_or_assign(
+      info.file_path,
+      CreatedTables::Filter{info.cf_name, info.table_properties.num_filter_entries, info.table_properties.filter_size});
+}
+
+namespace {
+
+// The level-aware linebloom policy of the default column family's
+// block-based table options, or null.
+const LinebloomFilterPolicy* DefaultLevelAwarePolicy(::rocksdb::DB& db) {
+  const ::rocksdb::Options options = db.GetOptions(db.DefaultColumnFamily());
+  if (options.table_factory == nullptr) return nullptr;
   const auto* table_options = options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
-  if (table_options == nullptr) return;
-  if (table_options->filter_policy == nullptr) return;
+  if (table_options == nullptr || table_options->filter_policy == nullptr) return nullptr;
   // CheckedCast, not dynamic_cast: RocksDB is built without RTTI.
   const auto* policy = table_options->filter_policy->CheckedCast<LinebloomFilterPolicy>();
-  if (policy == nullptr || !policy->options().level_aware) return;
+  if (policy == nullptr || !policy->options().level_aware) return nullptr;
+  // The policy object outlives this call: the DB's options hold it.
+  return policy;
+}
 
+}  // namespace
+
+void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) {
+  if (db == nullptr || !info.status.ok()) return;
+  const LinebloomFilterPolicy* policy = DefaultLevelAwarePolicy(*db);
+  if (policy == nullptr) return;
+  ::rocksdb::ColumnFamilyHandle* default_cf = db->DefaultColumnFamily();
+  const bool is_default = info.cf_name == default_cf->GetName();
+
+  // Filter sizes: the default column family's from its table properties;
+  // another's from the tables this listener saw created.
   ::rocksdb::TablePropertiesCollection properties;
-  if (!db->GetPropertiesOfAllTables(handle, &properties).ok()) return;
+  if (is_default && !db->GetPropertiesOfAllTables(default_cf, &properties).ok()) return;
+
   std::vector<::rocksdb::LiveFileMetaData> metadata;
   db->GetLiveFilesMetaData(&metadata);
   std::vector<LiveSstFile> files;
   files.reserve(metadata.size());
-  for (const ::rocksdb::LiveFileMetaData& file : metadata) {
-    if (file.column_family_name != handle->GetName() || file.level < 1) continue;
-    // Properties are keyed by the file's full path; the metadata's name
-    // starts with '/'.
-    auto it = properties.find(file.db_path + file.name);
-    if (it == properties.end() || it->second == nullptr) continue;
-    files.push_back(LiveSstFile{file.level, file.smallestkey, file.largestkey, it->second->num_filter_entries,
-                                it->second->filter_size});
+  bool all_known = true;
+  {
+    MutexLock lock(&created_->mutex);
+    std::set<std::string> live_paths;
+    for (const ::rocksdb::LiveFileMetaData& file : metadata) {
+      if (file.column_family_name != info.cf_name) continue;
+      // The metadata's name starts with '/'.
+      const std::string path = file.db_path + file.name;
+      live_paths.insert(path);
+      if (file.level < 1) continue;
+      LiveSstFile live{file.level, file.smallestkey, file.largestkey, 0, 0};
+      if (is_default) {
+        auto it = properties.find(path);
+        if (it == properties.end() || it->second == nullptr) continue;
+        live.filter_entries = it->second->num_filter_entries;
+        live.filter_bytes = it->second->filter_size;
+      } else if (auto created = created_->by_path.find(path); created != created_->by_path.end()) {
+        live.filter_entries = created->second.entries;
+        live.filter_bytes = created->second.bytes;
+      } else {
+        all_known = false;
+      }
+      files.push_back(std::move(live));
+    }
+    std::erase_if(created_->by_path, [&](const auto& entry) {
+      return entry.second.column_family == info.cf_name && !live_paths.contains(entry.first);
+    });
   }
-  policy->SyncLiveFiles(handle->GetName(), files);
+  if (all_known) policy->SyncLiveFiles(info.cf_name, files);
 }
 
 std::shared_ptr<LevelAwareListener> NewLevelAwareListener() { return std::make_shared<LevelAwareListener>(); }

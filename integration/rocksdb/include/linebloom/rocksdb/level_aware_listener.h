@@ -4,11 +4,20 @@
 // The policy learns the tree from the filters it builds; it does not see
 // files deleted by a compaction that wrote nothing overlapping at their
 // level, nor files moved down a level without being rewritten. This
-// listener, after every compaction, lists the DB's live SSTs of the default
-// column family (DB::GetLiveFilesMetaData, and each file's filter entries
-// and bytes from its table properties) and hands them to the policy of that
+// listener, after every compaction, lists the compacted column family's
+// live SSTs (DB::GetLiveFilesMetaData, and each file's filter entries and
+// bytes) and hands them to the level-aware linebloom policy of the default
 // column family's block-based table options
 // (LinebloomFilterPolicy::SyncLiveFiles). Other policies are left alone.
+//
+// Column families. The policy is found through the default column family
+// (a listener gets no handle of the others), so another column family is
+// kept exact when it shares that policy -- as it does when its options are
+// copied from the default's, which share the table factory. The default's
+// filter sizes come from its table properties, another's from the tables
+// the listener saw created (OnTableFileCreated): while such a column family
+// still has a live file written before the DB was opened, its record is
+// left as the policy learned it.
 //
 //   options.listeners.push_back(linebloom::rocksdb_plugin::NewLevelAwareListener());
 //
@@ -26,11 +35,19 @@ namespace linebloom::rocksdb_plugin {
 
 class LevelAwareListener : public ::rocksdb::EventListener {
  public:
+  LevelAwareListener();
+  ~LevelAwareListener() override;
+
   // The id under which the listener is registered.
   static const char* kClassName() { return "linebloom_level_aware"; }
   const char* Name() const override { return kClassName(); }
 
+  void OnTableFileCreated(const ::rocksdb::TableFileCreationInfo& info) override;
   void OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) override;
+
+ private:
+  struct CreatedTables;  // filter sizes of the tables seen created
+  std::unique_ptr<CreatedTables> created_;
 };
 
 std::shared_ptr<LevelAwareListener> NewLevelAwareListener();

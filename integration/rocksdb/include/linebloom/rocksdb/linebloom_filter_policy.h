@@ -132,7 +132,8 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // compaction deleted without writing an overlapping one at its level stays
   // recorded, and a file moved down unrewritten is not seen at its new
   // level. NewLevelAwareListener (level_aware_listener.h) calls this after
-  // every compaction. Does nothing without level_aware. Thread-safe.
+  // every compaction. Does nothing without level_aware, nor for a column
+  // family the policy has built no filter for. Thread-safe.
   void SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) const;
   // level_aware: the files of `column_family` the policy counts as live at
   // levels >= 1 (filter entries and bytes as recorded); empty otherwise.
