@@ -5,6 +5,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/version.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,9 +24,15 @@ int main() {
   options.create_if_missing = true;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   int rc = 0;
+  const std::string path = std::string(dir_template) + "/db";
+  std::unique_ptr<rocksdb::DB> db;
+#if ROCKSDB_MAJOR >= 11  // DB::Open fills a unique_ptr from 11.0 on
+  if (!rocksdb::DB::Open(options, path, &db).ok()) rc = 2;
+#else
   rocksdb::DB* raw = nullptr;
-  if (!rocksdb::DB::Open(options, std::string(dir_template) + "/db", &raw).ok()) rc = 2;
-  std::unique_ptr<rocksdb::DB> db(raw);
+  if (!rocksdb::DB::Open(options, path, &raw).ok()) rc = 2;
+  db.reset(raw);
+#endif
   std::string value;
   if (rc == 0 && !db->Put(rocksdb::WriteOptions(), "installed", "yes").ok()) rc = 3;
   if (rc == 0 && !db->Flush(rocksdb::FlushOptions()).ok()) rc = 4;
