@@ -24,7 +24,10 @@
 # built-in Bloom filter, both at 10 bits/key: false positives per absent-key
 # lookup from rocksdb.bloom.filter.{full.positive,full.true.positive}, per
 # level from the perf context (perf_level 2), and the built-in copy's real
-# filter bytes, which checks the formula above.
+# filter bytes, which checks the formula above; and the live filters scored
+# against the best per-level allocation of the built-in's bytes on this
+# tree (linebloom-level-bound --filters, as level_aware_score.sh scores;
+# LEVEL_BOUND: its path, default next to the plugin's build).
 #
 # usage: bench/rocksdb/level_aware_live.sh PLUGIN_SO
 # env:   NUM (keys of each phase, default 2000000)  VALUE_SIZE (default 100)
@@ -216,7 +219,7 @@ done
 echo
 echo "readmissing per level (perf context): checks and false positives per lookup, FPR of the level's filters:"
 printf '%-10s %5s %9s %10s %8s %9s\n' config level checks fp/lookup fpr% bits/key
-for config in live uniform builtin; do
+per_level_answers() {  # readmissing output -> "level useful positive" per level
   awk '/bloom_filter_useful = / {
          m = split($0, tok, ", ")
          for (i = 1; i <= m; i++) {
@@ -224,10 +227,36 @@ for config in live uniform builtin; do
            if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
            if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] += a[1]; lv[a[2]] = 1 }
          } }
-       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' \
-    "$work/readmissing-$config.out" | sort -n |
+       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' "$1" |
+    sort -n
+}
+for config in live uniform builtin; do
+  per_level_answers "$work/readmissing-$config.out" |
     awk -v c="$config" -v reads="$reads" -v ff="$work/filters-$config.txt" '
       BEGIN { while ((getline line < ff) > 0) { split(line, a, " "); e[a[1]] += a[3]; b[a[1]] += a[4] } }
       { k = $2 + $3; printf "%-10s %5s %9.4f %10.5f %8.3f %9.3f\n", c, "L" $1, k / reads, $3 / reads,
                k ? 100 * $3 / k : 0, e[$1] ? 8 * b[$1] / e[$1] : 0 }'
 done
+
+# The live level-aware filters against the best per-level allocation of the
+# built-in's bytes on this tree (linebloom-level-bound --filters, the scorer
+# of level_aware_score.sh): entries per level from the built-in copy's
+# filters, lookups reaching each level from its per-level answers.
+level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-level-bound}
+if [ -x "$level_bound" ]; then
+  fp_per_lookup() {
+    p=$(ticker rocksdb.bloom.filter.full.positive "$work/readmissing-$1.out")
+    tp=$(ticker rocksdb.bloom.filter.full.true.positive "$work/readmissing-$1.out")
+    awk -v p="${p:-0}" -v tp="${tp:-0}" -v reads="$reads" 'BEGIN { printf "%.6f", (p - tp) / reads }'
+  }
+  filter_bytes() { awk '{ b += $4 } END { print b + 0 }' "$work/filters-$1.txt"; }
+  echo
+  echo "live level-aware against the best per-level allocation at the built-in's bytes (linebloom-level-bound):"
+  per_level_answers "$work/readmissing-builtin.out" >"$work/perlevel-builtin.txt"
+  awk -v counts="$work/perlevel-builtin.txt" '
+    BEGIN { while ((getline line < counts) > 0) { split(line, a, " "); k[a[1]] = a[2] + a[3] } }
+    { e[$1] += $3 } END { for (l in e) if (k[l] > 0) print l, e[l], k[l] }' "$work/filters-builtin.txt" | sort -n |
+    "$level_bound" --lookups "$reads" --filters "$(wc -l <"$work/filters-builtin.txt")" --target-score 0.85 \
+      --candidate-fp "$(fp_per_lookup live)" --reference-fp "$(fp_per_lookup builtin)" \
+      --candidate-bytes "$(filter_bytes live)" --reference-bytes "$(filter_bytes builtin)" || true
+fi
