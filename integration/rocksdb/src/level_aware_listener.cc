@@ -22,11 +22,17 @@ struct LevelAwareListener::CreatedTables {
   struct Filter {
     std::string column_family;
     uint64_t entries = 0, bytes = 0;
+    uint64_t seen = 0;  // `next_seen` when it was recorded
   };
+  // Held through a whole sync, so syncs of one column family reach the
+  // policy in the order they listed the live files.
+  Mutex sync_mutex;
   Mutex mutex;
+  uint64_t next_seen LINEBLOOM_GUARDED_BY(mutex) = 0;
   // By the table's full path, as DB::GetLiveFilesMetaData names it
-  // (db_path + name). Entries of files no longer live are dropped when
-  // their column family is next synced.
+  // (db_path + name). A sync drops the entries of its column family that
+  // are not live, of the tables recorded before it listed the live files
+  // (a table created since may be live by the next sync).
   std::map<std::string, Filter> by_path LINEBLOOM_GUARDED_BY(mutex);
 };
 
@@ -36,9 +42,9 @@ LevelAwareListener::~LevelAwareListener() = default;
 void LevelAwareListener::OnTableFileCreated(const ::rocksdb::TableFileCreationInfo& info) {
   if (!info.status.ok()) return;
   MutexLock lock(&created_->mutex);
-  created_->by_path.insert_or_assign(
-      info.file_path,
-      CreatedTables::Filter{info.cf_name, info.table_properties.num_filter_entries, info.table_properties.filter_size});
+  created_->by_path.insert_or_assign(info.file_path,
+                                     CreatedTables::Filter{info.cf_name, info.table_properties.num_filter_entries,
+                                                           info.table_properties.filter_size, created_->next_seen++});
 }
 
 namespace {
@@ -68,9 +74,15 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
 
   // Filter sizes: the default column family's from its table properties;
   // another's from the tables this listener saw created.
+  MutexLock sync_lock(&created_->sync_mutex);
   ::rocksdb::TablePropertiesCollection properties;
   if (is_default && !db->GetPropertiesOfAllTables(default_cf, &properties).ok()) return;
 
+  uint64_t listed_after = 0;  // tables recorded before this value were created before the listing
+  {
+    MutexLock lock(&created_->mutex);
+    listed_after = created_->next_seen;
+  }
   std::vector<::rocksdb::LiveFileMetaData> metadata;
   db->GetLiveFilesMetaData(&metadata);
   std::vector<LiveSstFile> files;
@@ -100,7 +112,8 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
       files.push_back(std::move(live));
     }
     std::erase_if(created_->by_path, [&](const auto& entry) {
-      return entry.second.column_family == info.cf_name && !live_paths.contains(entry.first);
+      return entry.second.column_family == info.cf_name && entry.second.seen < listed_after &&
+             !live_paths.contains(entry.first);
     });
   }
   if (all_known) policy->SyncLiveFiles(info.cf_name, files);
