@@ -27,6 +27,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/stackable_db.h>
 
 #include "../../integration/rocksdb/src/bits_builder.h"  // white-box: the weight estimate
 #include "../../integration/rocksdb/src/level_aware_bits.h"
@@ -876,6 +877,91 @@ TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
     }
     for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
   }
+}
+
+// A DB whose listing of the live files first reports a table created (as a
+// flush finishing during the listing would), and from `live` on also lists
+// that table as live at level 6.
+class CreatesDuringListing : public ::rocksdb::StackableDB {
+ public:
+  CreatesDuringListing(::rocksdb::DB* db, LevelAwareListener* listener, std::string cf)
+      : StackableDB(db), listener_(listener), cf_(std::move(cf)) {}
+  static constexpr const char* kName = "/999999.sst";
+  bool live = false;
+
+  void GetLiveFilesMetaData(std::vector<::rocksdb::LiveFileMetaData>* metadata) override {
+    if (!live) {
+      ::rocksdb::TableFileCreationInfo created;
+      created.cf_name = cf_;
+      created.file_path = GetName() + kName;
+      created.status = ::rocksdb::Status::OK();
+      created.table_properties.num_filter_entries = 1000;
+      created.table_properties.filter_size = 1296;
+      listener_->OnTableFileCreated(created);
+    }
+    StackableDB::GetLiveFilesMetaData(metadata);
+    if (live) {
+      ::rocksdb::LiveFileMetaData file;
+      file.column_family_name = cf_;
+      file.level = 6;
+      file.db_path = GetName();
+      file.name = kName;
+      file.smallestkey = "zz-created-first";
+      file.largestkey = "zz-created-last";
+      metadata->push_back(file);
+    }
+  }
+
+ private:
+  LevelAwareListener* listener_;
+  std::string cf_;
+};
+
+// A table created while a sync lists the live files is not live in that
+// listing; the sync keeps its filter size for the next one, which finds it
+// live (dropping it would leave the column family unsynced from then on).
+TEST(RocksdbLevelAwareListener, TableCreatedDuringAListingIsKept) {
+  TempDir dir;
+  const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+  const auto listener = NewLevelAwareListener();
+  ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
+  options.create_missing_column_families = true;
+  options.listeners.push_back(listener);
+  const ::rocksdb::ColumnFamilyOptions cf_options(options);
+  const std::vector<::rocksdb::ColumnFamilyDescriptor> families{{::rocksdb::kDefaultColumnFamilyName, cf_options},
+                                                                {"other", cf_options}};
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<::rocksdb::DB> db;
+  const ::rocksdb::Status opened = OpenDB(::rocksdb::DBOptions(options), dir.path(), families, &handles, &db);
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+  ::rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string key = testing::Key(i);
+    ASSERT_TRUE(db->Put(wo, handles[1], key, testing::ValueFor(key)).ok());
+  }
+  ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles[1]).ok());
+  ::rocksdb::CompactRangeOptions to_bottom;
+  to_bottom.bottommost_level_compaction = ::rocksdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(to_bottom, handles[1], nullptr, nullptr).ok());
+  WaitForCompactions(*db, handles[1]);
+  const size_t compacted_files = LiveFilesOf(*db, handles[1]).size();
+  ASSERT_GE(compacted_files, 1u);
+
+  CreatesDuringListing wrapped(db.release(), listener.get(), "other");
+  ::rocksdb::CompactionJobInfo compacted;
+  compacted.cf_name = "other";
+  compacted.status = ::rocksdb::Status::OK();
+  listener->OnCompactionCompleted(&wrapped, compacted);  // the table is created during this listing
+  wrapped.live = true;
+  listener->OnCompactionCompleted(&wrapped, compacted);  // and is live in this one
+  const FileList recorded = RecordedFilesOf(*policy, "other");
+  EXPECT_NE(
+      std::find(recorded.begin(), recorded.end(),
+                std::make_tuple(6, std::string("zz-created-first"), std::string("zz-created-last"), uint64_t{1000})),
+      recorded.end());
+  EXPECT_EQ(recorded.size(), compacted_files + 1);
+  for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(wrapped.DestroyColumnFamilyHandle(handle).ok());
 }
 
 // Syncing a column family the policy has built no filter for records
