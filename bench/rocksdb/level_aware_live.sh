@@ -66,6 +66,7 @@ refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter
 mkdir -p "$work"
 
 . "$(dirname "$0")/lsm_options.sh"
+. "$(dirname "$0")/per_level_counts.sh"
 listener_line=""
 [ "${LISTENER:-1}" = 0 ] || listener_line="listeners={id=linebloom_level_aware}"
 write_options() {  # file policy disable_auto_compactions
@@ -219,19 +220,8 @@ done
 echo
 echo "readmissing per level (perf context): checks and false positives per lookup, FPR of the level's filters:"
 printf '%-10s %5s %9s %10s %8s %9s\n' config level checks fp/lookup fpr% bits/key
-per_level_answers() {  # readmissing output -> "level useful positive" per level
-  awk '/bloom_filter_useful = / {
-         m = split($0, tok, ", ")
-         for (i = 1; i <= m; i++) {
-           t = tok[i]
-           if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
-           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] += a[1]; lv[a[2]] = 1 }
-         } }
-       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0 }' "$1" |
-    sort -n
-}
 for config in live uniform builtin; do
-  per_level_answers "$work/readmissing-$config.out" |
+  per_level_counts "$work/readmissing-$config.out" | sort -n |
     awk -v c="$config" -v reads="$reads" -v ff="$work/filters-$config.txt" '
       BEGIN { while ((getline line < ff) > 0) { split(line, a, " "); e[a[1]] += a[3]; b[a[1]] += a[4] } }
       { k = $2 + $3; printf "%-10s %5s %9.4f %10.5f %8.3f %9.3f\n", c, "L" $1, k / reads, $3 / reads,
@@ -252,7 +242,7 @@ if [ -x "$level_bound" ]; then
   filter_bytes() { awk '{ b += $4 } END { print b + 0 }' "$work/filters-$1.txt"; }
   echo
   echo "live level-aware against the best per-level allocation at the built-in's bytes (linebloom-level-bound):"
-  per_level_answers "$work/readmissing-builtin.out" >"$work/perlevel-builtin.txt"
+  per_level_counts "$work/readmissing-builtin.out" | sort -n >"$work/perlevel-builtin.txt"
   awk -v counts="$work/perlevel-builtin.txt" '
     BEGIN { while ((getline line < counts) > 0) { split(line, a, " "); k[a[1]] = a[2] + a[3] } }
     { e[$1] += $3 } END { for (l in e) if (k[l] > 0) print l, e[l], k[l] }' "$work/filters-builtin.txt" | sort -n |

@@ -143,6 +143,7 @@ policy_of() {
 # the shared fill uses fill.OPTIONS (the built-in's, compactions on).
 # DIRECT_READS=1 adds the reading options to the "-read" files (see above).
 . "$(dirname "$0")/lsm_options.sh"
+. "$(dirname "$0")/per_level_counts.sh"
 write_options() {  # config file [disable_auto_compactions [direct_reads]]
   lsm_options "$2" "$(policy_of "$1")" "${3:-false}" "${4:-0}" "$l0_trigger" "$compression_line"
 }
@@ -312,23 +313,6 @@ for config in $configs; do
   [ "$want" -eq "$got" ] ||
     echo "WARNING: $config: levelstats lists $want SSTs, properties read for $got" >&2
 done
-
-# "level useful positive", from the perf context's per-level filter counts
-# ("bloom_filter_useful = 197062@level0, 26885@level4, ...").
-# "level useful positive cache_hits cache_misses", from the perf context's
-# per-level counts ("bloom_filter_useful = 197062@level0, 26885@level4,
-# ..."), summed over the given outputs.
-per_level_counts() {  # read-output...
-  awk '/bloom_filter_useful = / {
-         m = split($0, tok, ", ")
-         for (i = 1; i <= m; i++) {
-           t = tok[i]
-           if (t ~ / = /) { split(t, kv, " = "); metric = kv[1]; t = kv[2] }
-           if (t ~ /^[0-9]+@level[0-9]+$/) { split(t, a, "@level"); n[metric, a[2]] += a[1]; lv[a[2]] = 1 }
-         } }
-       END { for (l in lv) print l, n["bloom_filter_useful", l] + 0, n["bloom_filter_full_positive", l] + 0,
-                                n["block_cache_hit_count", l] + 0, n["block_cache_miss_count", l] + 0 }' "$@"
-}
 
 echo
 echo "Per level (live SSTs; bits/key = 8 * filter bytes / filter entries; checks and"

@@ -825,6 +825,19 @@ TEST(RocksdbLevelAwareListener, RecordedFilesAreTheLiveFiles) {
   }
 }
 
+// Opens a DB at `path` with the default column family and "other", both on
+// `options` (so they share its table factory, and with it the policy):
+// handles[0] is the default's, handles[1] the other's.
+::rocksdb::Status OpenWithOtherFamily(const ::rocksdb::Options& options, const std::string& path,
+                                      std::vector<::rocksdb::ColumnFamilyHandle*>* handles,
+                                      std::unique_ptr<::rocksdb::DB>* db) {
+  ::rocksdb::DBOptions db_options(options);
+  db_options.create_missing_column_families = true;
+  const ::rocksdb::ColumnFamilyOptions cf_options(options);
+  return OpenDB(db_options, path, {{::rocksdb::kDefaultColumnFamilyName, cf_options}, {"other", cf_options}}, handles,
+                db);
+}
+
 // A column family other than the default, whose options are copied from
 // the default's and so share its policy: the listener keeps its record
 // exact too, from the tables it saw created. Without the listener the
@@ -835,18 +848,14 @@ TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
     TempDir dir;
     const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
     ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
-    options.create_missing_column_families = true;
     options.write_buffer_size = 64 << 10;
     options.target_file_size_base = 64 << 10;
     options.max_bytes_for_level_base = 256 << 10;
     options.level_compaction_dynamic_level_bytes = true;
     if (with_listener) options.listeners.push_back(NewLevelAwareListener());
-    const ::rocksdb::ColumnFamilyOptions cf_options(options);
-    const std::vector<::rocksdb::ColumnFamilyDescriptor> families{{::rocksdb::kDefaultColumnFamilyName, cf_options},
-                                                                  {"other", cf_options}};
     std::vector<::rocksdb::ColumnFamilyHandle*> handles;
     std::unique_ptr<::rocksdb::DB> db;
-    const ::rocksdb::Status opened = OpenDB(::rocksdb::DBOptions(options), dir.path(), families, &handles, &db);
+    const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
     ASSERT_TRUE(opened.ok()) << opened.ToString();
     ::rocksdb::ColumnFamilyHandle* other = handles[1];
 
@@ -925,14 +934,10 @@ TEST(RocksdbLevelAwareListener, TableCreatedDuringAListingIsKept) {
   const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
   const auto listener = NewLevelAwareListener();
   ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
-  options.create_missing_column_families = true;
   options.listeners.push_back(listener);
-  const ::rocksdb::ColumnFamilyOptions cf_options(options);
-  const std::vector<::rocksdb::ColumnFamilyDescriptor> families{{::rocksdb::kDefaultColumnFamilyName, cf_options},
-                                                                {"other", cf_options}};
   std::vector<::rocksdb::ColumnFamilyHandle*> handles;
   std::unique_ptr<::rocksdb::DB> db;
-  const ::rocksdb::Status opened = OpenDB(::rocksdb::DBOptions(options), dir.path(), families, &handles, &db);
+  const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
   ASSERT_TRUE(opened.ok()) << opened.ToString();
   ::rocksdb::WriteOptions wo;
   wo.disableWAL = true;
