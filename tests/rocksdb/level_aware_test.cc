@@ -785,6 +785,17 @@ FileList RecordedFilesOf(const LinebloomFilterPolicy& policy, const std::string&
   return files;
 }
 
+// Options whose small files and levels give a 60 000-key fill a tree of
+// several levels with dynamic level bytes (which moves files down).
+::rocksdb::Options SmallTreeOptions(std::shared_ptr<const ::rocksdb::FilterPolicy> policy) {
+  ::rocksdb::Options options = MakeOptions(std::move(policy), testing::FilterMode());
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 64 << 10;
+  options.max_bytes_for_level_base = 256 << 10;
+  options.level_compaction_dynamic_level_bytes = true;
+  return options;
+}
+
 // With the listener, the policy's record of the live files is the DB's own
 // list after every compaction: files compacted away are gone, files moved
 // down unrewritten (dynamic level bytes moves many) are at their new level.
@@ -794,11 +805,7 @@ TEST(RocksdbLevelAwareListener, RecordedFilesAreTheLiveFiles) {
     SCOPED_TRACE(with_listener ? "with the listener" : "without");
     TempDir dir;
     const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
-    ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
-    options.write_buffer_size = 64 << 10;
-    options.target_file_size_base = 64 << 10;
-    options.max_bytes_for_level_base = 256 << 10;
-    options.level_compaction_dynamic_level_bytes = true;
+    ::rocksdb::Options options = SmallTreeOptions(policy);
     if (with_listener) options.listeners.push_back(NewLevelAwareListener());
     auto db = OpenDb(options, dir.path());
     ASSERT_TRUE(db);
@@ -825,17 +832,45 @@ TEST(RocksdbLevelAwareListener, RecordedFilesAreTheLiveFiles) {
   }
 }
 
-// Opens a DB at `path` with the default column family and "other", both on
-// `options` (so they share its table factory, and with it the policy):
-// handles[0] is the default's, handles[1] the other's.
+// Opens a DB at `path` with the default column family on `options` and
+// "other" on `other_options` (default: `options` too, so the two share its
+// table factory, and with it the policy): handles[0] is the default's,
+// handles[1] the other's.
 ::rocksdb::Status OpenWithOtherFamily(const ::rocksdb::Options& options, const std::string& path,
                                       std::vector<::rocksdb::ColumnFamilyHandle*>* handles,
-                                      std::unique_ptr<::rocksdb::DB>* db) {
+                                      std::unique_ptr<::rocksdb::DB>* db,
+                                      const ::rocksdb::Options* other_options = nullptr) {
   ::rocksdb::DBOptions db_options(options);
   db_options.create_missing_column_families = true;
   const ::rocksdb::ColumnFamilyOptions cf_options(options);
-  return OpenDB(db_options, path, {{::rocksdb::kDefaultColumnFamilyName, cf_options}, {"other", cf_options}}, handles,
-                db);
+  const ::rocksdb::ColumnFamilyOptions other_cf_options(other_options != nullptr ? *other_options : options);
+  return OpenDB(db_options, path, {{::rocksdb::kDefaultColumnFamilyName, cf_options}, {"other", other_cf_options}},
+                handles, db);
+}
+
+// Fills "other" (handles[1]) with 60 000 random keys and the default column
+// family with every 20th, flushes both, then compacts the lower half of
+// "other"'s key space again (deleting and rewriting files there) and
+// returns "other"'s live files.
+FileList FillAndCompactOther(::rocksdb::DB& db, const std::vector<::rocksdb::ColumnFamilyHandle*>& handles) {
+  ::rocksdb::ColumnFamilyHandle* other = handles[1];
+  std::mt19937_64 rng(13);
+  ::rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (int i = 0; i < 60000; ++i) {
+    const std::string key = testing::Key(rng() % 10000000);
+    EXPECT_TRUE(db.Put(wo, other, key, testing::ValueFor(key)).ok());
+    if (i % 20 == 0) {
+      EXPECT_TRUE(db.Put(wo, handles[0], key, testing::ValueFor(key)).ok());
+    }
+  }
+  EXPECT_TRUE(db.Flush(::rocksdb::FlushOptions(), handles).ok());
+  WaitForCompactions(db, other);
+  const std::string middle = testing::Key(5000000);
+  ::rocksdb::Slice end(middle);
+  EXPECT_TRUE(db.CompactRange(::rocksdb::CompactRangeOptions(), other, nullptr, &end).ok());
+  WaitForCompactions(db, other);
+  return LiveFilesOf(db, other);
 }
 
 // A column family other than the default, whose options are copied from
@@ -847,36 +882,14 @@ TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
     SCOPED_TRACE(with_listener ? "with the listener" : "without");
     TempDir dir;
     const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
-    ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
-    options.write_buffer_size = 64 << 10;
-    options.target_file_size_base = 64 << 10;
-    options.max_bytes_for_level_base = 256 << 10;
-    options.level_compaction_dynamic_level_bytes = true;
+    ::rocksdb::Options options = SmallTreeOptions(policy);
     if (with_listener) options.listeners.push_back(NewLevelAwareListener());
     std::vector<::rocksdb::ColumnFamilyHandle*> handles;
     std::unique_ptr<::rocksdb::DB> db;
     const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
     ASSERT_TRUE(opened.ok()) << opened.ToString();
-    ::rocksdb::ColumnFamilyHandle* other = handles[1];
 
-    std::mt19937_64 rng(13);
-    ::rocksdb::WriteOptions wo;
-    wo.disableWAL = true;
-    for (int i = 0; i < 60000; ++i) {
-      const std::string key = testing::Key(rng() % 10000000);
-      ASSERT_TRUE(db->Put(wo, other, key, testing::ValueFor(key)).ok());
-      if (i % 20 == 0) {
-        ASSERT_TRUE(db->Put(wo, handles[0], key, testing::ValueFor(key)).ok());
-      }
-    }
-    ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles).ok());
-    WaitForCompactions(*db, other);
-    const std::string middle = testing::Key(5000000);
-    ::rocksdb::Slice end(middle);
-    ASSERT_TRUE(db->CompactRange(::rocksdb::CompactRangeOptions(), other, nullptr, &end).ok());
-    WaitForCompactions(*db, other);
-
-    const FileList live = LiveFilesOf(*db, other);
+    const FileList live = FillAndCompactOther(*db, handles);
     ASSERT_GE(live.size(), 8u);
     const FileList recorded = RecordedFilesOf(*policy, "other");
     if (with_listener) {
@@ -886,6 +899,65 @@ TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
     }
     for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
   }
+}
+
+// A column family with a level-aware policy of its own, whose options the
+// listener cannot read (it has no handle of it): it is synced through the
+// policy that records its live files, whether the default column family
+// has RocksDB's built-in filter or a level-aware policy of its own. Without
+// the listener the record goes stale.
+TEST(RocksdbLevelAwareListener, ColumnFamilyWithItsOwnPolicyIsSynced) {
+  for (const bool default_level_aware : {false, true}) {
+    for (const bool with_listener : {true, false}) {
+      SCOPED_TRACE(std::string(default_level_aware ? "default level-aware" : "default built-in") +
+                   (with_listener ? ", with the listener" : ", without"));
+      TempDir dir;
+      const auto default_policy =
+          default_level_aware ? std::shared_ptr<const ::rocksdb::FilterPolicy>(NewLinebloomFilterPolicy(LevelAware(10)))
+                              : std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(10));
+      const auto own_policy = NewLinebloomFilterPolicy(LevelAware(10));
+      ::rocksdb::Options options = SmallTreeOptions(default_policy);
+      if (with_listener) options.listeners.push_back(NewLevelAwareListener());
+      const ::rocksdb::Options other_options = SmallTreeOptions(own_policy);
+      std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+      std::unique_ptr<::rocksdb::DB> db;
+      const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db, &other_options);
+      ASSERT_TRUE(opened.ok()) << opened.ToString();
+
+      const FileList live = FillAndCompactOther(*db, handles);
+      ASSERT_GE(live.size(), 8u);
+      const FileList recorded = RecordedFilesOf(*own_policy, "other");
+      if (with_listener) {
+        EXPECT_EQ(recorded, live);
+      } else {
+        EXPECT_NE(recorded, live);
+      }
+      for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+    }
+  }
+}
+
+// The registry hands a listing to the one live state that records one of
+// its files (at any level: here the file has moved down), to none when no
+// state does, and to none when two do (column families of one name in two
+// DBs holding equal files): it does not guess.
+TEST(RocksdbLevelAwareListener, OwnerOfAListingIsTheOneStateRecordingIt) {
+  const std::string cf = "owner_of_test";  // no other test's policies build for it
+  auto first = std::make_shared<LevelAwareBits>(10, 0, 10);
+  auto second = std::make_shared<LevelAwareBits>(10, 0, 10);
+  LevelAwareBits::Register(first);
+  LevelAwareBits::Register(second);
+  first->ObserveFilter(cf, 3, "k100", "k200", 1000, 1296);
+  second->ObserveFilter(cf, 3, "k300", "k400", 1000, 1296);
+  const std::vector<LiveSstFile> moved{LiveSstFile{4, "k100", "k200", 1000, 1296}};
+  const std::vector<LiveSstFile> unknown{LiveSstFile{4, "k500", "k600", 1000, 1296}};
+  EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), first);
+  EXPECT_EQ(LevelAwareBits::OwnerOf(cf, unknown), nullptr);
+  EXPECT_EQ(LevelAwareBits::OwnerOf("another_family", moved), nullptr);
+  second->ObserveFilter(cf, 5, "k100", "k250", 1000, 1296);
+  EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), nullptr);
+  second.reset();
+  EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), first);
 }
 
 // A DB whose listing of the live files first reports a table created (as a

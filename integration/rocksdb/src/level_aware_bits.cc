@@ -668,6 +668,65 @@ void LevelAwareBits::SyncLiveFiles(const std::string& column_family, std::span<c
   cf.plan.reset();
 }
 
+bool LevelAwareBits::BuildsFor(const std::string& column_family) {
+  MutexLock lock(&mutex_);
+  return column_families_.contains(column_family);
+}
+
+bool LevelAwareBits::RecordsAnyOf(const std::string& column_family, std::span<const LiveSstFile> files) {
+  MutexLock lock(&mutex_);
+  auto it = column_families_.find(column_family);
+  if (it == column_families_.end()) return false;
+  for (const auto& [level, recorded] : it->second.live) {
+    for (const LiveSstFile& file : files) {
+      if (recorded.contains(file.smallest)) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+struct StateRegistry {
+  Mutex mutex;
+  std::vector<std::weak_ptr<LevelAwareBits>> states LINEBLOOM_GUARDED_BY(mutex);
+};
+
+StateRegistry& Registry() {
+  static StateRegistry registry;
+  return registry;
+}
+
+}  // namespace
+
+void LevelAwareBits::Register(const std::shared_ptr<LevelAwareBits>& state) {
+  StateRegistry& registry = Registry();
+  MutexLock lock(&registry.mutex);
+  std::erase_if(registry.states, [](const std::weak_ptr<LevelAwareBits>& s) { return s.expired(); });
+  registry.states.push_back(state);
+}
+
+std::shared_ptr<LevelAwareBits> LevelAwareBits::OwnerOf(const std::string& column_family,
+                                                        std::span<const LiveSstFile> files) {
+  std::vector<std::shared_ptr<LevelAwareBits>> alive;
+  {
+    StateRegistry& registry = Registry();
+    MutexLock lock(&registry.mutex);
+    for (const std::weak_ptr<LevelAwareBits>& weak : registry.states) {
+      if (std::shared_ptr<LevelAwareBits> state = weak.lock()) alive.push_back(std::move(state));
+    }
+  }
+  // Each state is asked outside the registry's lock, which is never held
+  // together with a state's.
+  std::shared_ptr<LevelAwareBits> owner;
+  for (std::shared_ptr<LevelAwareBits>& state : alive) {
+    if (!state->RecordsAnyOf(column_family, files)) continue;
+    if (owner != nullptr) return nullptr;
+    owner = std::move(state);
+  }
+  return owner;
+}
+
 std::vector<LiveSstFile> LevelAwareBits::RecordedLiveFiles(const std::string& column_family) {
   MutexLock lock(&mutex_);
   std::vector<LiveSstFile> files;

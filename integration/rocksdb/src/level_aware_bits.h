@@ -306,6 +306,23 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   void SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files);
   // The recorded live files of `column_family` at levels >= 1 (tests).
   std::vector<LiveSstFile> RecordedLiveFiles(const std::string& column_family);
+  // Whether this state allocated or observed a filter of `column_family`.
+  bool BuildsFor(const std::string& column_family);
+  // Whether a file recorded live in `column_family` starts at the smallest
+  // key of one of `files`, at any level (a file moved down keeps its keys).
+  // The smallest key alone: a file's first filter partition, and with it
+  // the first recorded range, starts there too.
+  bool RecordsAnyOf(const std::string& column_family, std::span<const LiveSstFile> files);
+
+  // The policies' states alive in the process, for a listener that has no
+  // handle of a column family, and so cannot read its policy from its
+  // options (level_aware_listener.cc). Register adds `state` (weakly: it
+  // stays registered while it lives). OwnerOf returns the registered state
+  // that records one of `files` live in `column_family`, when exactly one
+  // does; null when none does, or several (column families of the same name
+  // in two DBs of the process holding equal files) -- no guess is made.
+  static void Register(const std::shared_ptr<LevelAwareBits>& state);
+  static std::shared_ptr<LevelAwareBits> OwnerOf(const std::string& column_family, std::span<const LiveSstFile> files);
 
   // The average bits per key the next file of `column_family` is allocated
   // with: bits_per_key corrected by the estimated live ratio (see above).

@@ -13,6 +13,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
+#include "level_aware_bits.h"
 #include "linebloom/foundation/mutex.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
@@ -67,8 +68,14 @@ const LinebloomFilterPolicy* DefaultLevelAwarePolicy(::rocksdb::DB& db) {
 
 void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) {
   if (db == nullptr || !info.status.ok()) return;
-  const LinebloomFilterPolicy* policy = DefaultLevelAwarePolicy(*db);
-  if (policy == nullptr) return;
+  // The state to sync: the default column family's policy's when it builds
+  // for this column family (the two share it); else, found after the
+  // listing, the one policy in the process that records a live file of it.
+  std::shared_ptr<LevelAwareBits> state;
+  if (const LinebloomFilterPolicy* policy = DefaultLevelAwarePolicy(*db); policy != nullptr) {
+    LevelAwareBits& shared = policy->LevelAwareState();
+    if (shared.BuildsFor(info.cf_name)) state = shared.shared_from_this();
+  }
   ::rocksdb::ColumnFamilyHandle* default_cf = db->DefaultColumnFamily();
   const bool is_default = info.cf_name == default_cf->GetName();
 
@@ -116,7 +123,9 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
              !live_paths.contains(entry.first);
     });
   }
-  if (all_known) policy->SyncLiveFiles(info.cf_name, files);
+  if (!all_known) return;
+  if (state == nullptr) state = LevelAwareBits::OwnerOf(info.cf_name, files);
+  if (state != nullptr) state->SyncLiveFiles(info.cf_name, files);
 }
 
 std::shared_ptr<LevelAwareListener> NewLevelAwareListener() { return std::make_shared<LevelAwareListener>(); }

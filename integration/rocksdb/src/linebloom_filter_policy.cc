@@ -210,6 +210,7 @@ LevelAwareBits& LinebloomFilterPolicy::LevelAwareState() const {
     cache.level_weights = LevelAwareBits::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
     state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio,
                                                   std::move(cache));
+    LevelAwareBits::Register(state.bits);
   });
   return *state.bits;
 }

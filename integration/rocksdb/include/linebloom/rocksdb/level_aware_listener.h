@@ -6,16 +6,20 @@
 // level, nor files moved down a level without being rewritten. This
 // listener, after every compaction, lists the compacted column family's
 // live SSTs (DB::GetLiveFilesMetaData, and each file's filter entries and
-// bytes) and hands them to the level-aware linebloom policy of the default
-// column family's block-based table options
-// (LinebloomFilterPolicy::SyncLiveFiles). Other policies are left alone.
+// bytes) and hands them to that column family's level-aware linebloom
+// policy (LinebloomFilterPolicy::SyncLiveFiles). Other policies are left
+// alone.
 //
-// Column families. The policy is found through the default column family
-// (a listener gets no handle of the others), so another column family is
-// kept exact when it shares that policy -- as it does when its options are
-// copied from the default's, which share the table factory. The default's
-// filter sizes come from its table properties, another's from the tables
-// the listener saw created (OnTableFileCreated): while such a column family
+// Column families. A listener gets no handle of the column families other
+// than the default, so it cannot read their options; the policy is the
+// default column family's, when that builds filters for the compacted
+// column family (the default's own, and one whose options are copied from
+// the default's, which share the table factory), else the one level-aware
+// policy in the process that records a live file of it (same smallest key,
+// any level). When two do -- column families of one name in two DBs of the
+// process holding equal files -- neither is synced. The default's filter
+// sizes come from its table properties, another's from the tables the
+// listener saw created (OnTableFileCreated): while such a column family
 // still has a live file written before the DB was opened, its record is
 // left as the policy learned it.
 //

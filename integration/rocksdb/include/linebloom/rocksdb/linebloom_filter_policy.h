@@ -90,6 +90,7 @@ struct LinebloomPolicyOptions {
 };
 
 class LevelAwareBits;  // level-aware state (internal)
+class LevelAwareListener;
 
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
 // its level, smallest and largest user key, and its filter's entries and
@@ -131,8 +132,8 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // learns the live files only from the filters it builds, so a file that
   // compaction deleted without writing an overlapping one at its level stays
   // recorded, and a file moved down unrewritten is not seen at its new
-  // level. NewLevelAwareListener (level_aware_listener.h) calls this after
-  // every compaction. Does nothing without level_aware, nor for a column
+  // level. NewLevelAwareListener (level_aware_listener.h) makes the same
+  // update after every compaction. Does nothing without level_aware, nor for a column
   // family the policy has built no filter for. Thread-safe.
   void SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) const;
   // level_aware: the files of `column_family` the policy counts as live at
@@ -173,8 +174,9 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
                                      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
-  struct Diagnostics;  // logger, counters, warn-once flags
-  struct LevelAware;   // the shape estimate and cached allocations
+  friend class LevelAwareListener;  // syncs the level-aware state
+  struct Diagnostics;               // logger, counters, warn-once flags
+  struct LevelAware;                // the shape estimate and cached allocations
 
   void WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const;
   // The level-aware state, built on first use (level_aware only).
