@@ -51,6 +51,7 @@ struct Config {
   size_t query_keys = 1 << 20;  // a power of two: cycled with a mask
   double build_min_time = 0;    // seconds; 0 = by size
   bool filter_memory_allocator = false;
+  size_t api_line_offset = 0;  // bytes past a 64-byte boundary the API's filter starts at
 };
 
 // The keys for one filter size, generated once and shared by every filter.
@@ -219,6 +220,10 @@ int main(int argc, char** argv) {
   app.add_flag("--filter_memory_allocator", config.filter_memory_allocator,
                "hold the RocksDB policies' filters in memory from linebloom's block-cache allocator "
                "(NewFilterMemoryAllocator: 64-byte aligned, huge pages) instead of new[]");
+  app.add_option("--api_line_offset", config.api_line_offset,
+                 "query the API's filter (row linebloom) from a copy this many bytes past a 64-byte boundary, so "
+                 "that its blocks straddle two cache lines as a block read into a 16-byte aligned buffer does")
+      ->check(CLI::Range(0, 63));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -256,7 +261,8 @@ int main(int argc, char** argv) {
     std::vector<std::function<void()>> registrations = {
         [&] {
           RegisterFilter<CoreFilter>(
-              "linebloom", [=] { return std::make_unique<CoreFilter>(bits); }, config, size_mb, report);
+              "linebloom", [=, offset = config.api_line_offset] { return std::make_unique<CoreFilter>(bits, offset); },
+              config, size_mb, report);
         },
         [&] {
           RegisterFilter<PolicyBackedFilter>(
@@ -286,6 +292,9 @@ int main(int argc, char** argv) {
 
   std::printf("kernel: %s, %zu-byte keys, %.1f bits/key; %s = %s\n", linebloom::KernelName(linebloom::ActiveKernel()),
               config.key_length, bits, kBuiltinName, BuiltinLabel().c_str());
+  if (config.api_line_offset > 0) {
+    std::printf("linebloom (API): filter %zu bytes past a 64-byte boundary\n", config.api_line_offset);
+  }
   CollectingReporter reporter(report);
   benchmark::RunSpecifiedBenchmarks(&reporter);
   report.Print(stdout);
