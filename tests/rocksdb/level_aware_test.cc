@@ -960,25 +960,39 @@ TEST(RocksdbLevelAwareListener, OwnerOfAListingIsTheOneStateRecordingIt) {
   EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), first);
 }
 
-// A DB whose listing of the live files first reports a table created (as a
-// flush finishing during the listing would), and from `live` on also lists
-// that table as live at level 6.
-class CreatesDuringListing : public ::rocksdb::StackableDB {
+// A DB whose live-file listings show, from `live` on, a table at level 6
+// of `cf` that the listener is told about separately (Created, Deleted);
+// with `create_in_listing` the first listing that does not show it reports
+// its creation itself, as a flush finishing during the listing would.
+class ListsATableLate : public ::rocksdb::StackableDB {
  public:
-  CreatesDuringListing(::rocksdb::DB* db, LevelAwareListener* listener, std::string cf)
+  ListsATableLate(::rocksdb::DB* db, LevelAwareListener* listener, std::string cf)
       : StackableDB(db), listener_(listener), cf_(std::move(cf)) {}
   static constexpr const char* kName = "/999999.sst";
   bool live = false;
+  bool create_in_listing = false;
+
+  void Created() {
+    ::rocksdb::TableFileCreationInfo created;
+    created.db_name = GetName();
+    created.cf_name = cf_;
+    created.file_path = GetName() + kName;
+    created.status = ::rocksdb::Status::OK();
+    created.table_properties.num_filter_entries = 1000;
+    created.table_properties.filter_size = 1296;
+    listener_->OnTableFileCreated(created);
+  }
+  void Deleted() {
+    ::rocksdb::TableFileDeletionInfo deleted;
+    deleted.db_name = GetName();
+    deleted.file_path = GetName() + kName;
+    listener_->OnTableFileDeleted(deleted);
+  }
 
   void GetLiveFilesMetaData(std::vector<::rocksdb::LiveFileMetaData>* metadata) override {
-    if (!live) {
-      ::rocksdb::TableFileCreationInfo created;
-      created.cf_name = cf_;
-      created.file_path = GetName() + kName;
-      created.status = ::rocksdb::Status::OK();
-      created.table_properties.num_filter_entries = 1000;
-      created.table_properties.filter_size = 1296;
-      listener_->OnTableFileCreated(created);
+    if (!live && create_in_listing) {
+      create_in_listing = false;
+      Created();
     }
     StackableDB::GetLiveFilesMetaData(metadata);
     if (live) {
@@ -998,47 +1012,64 @@ class CreatesDuringListing : public ::rocksdb::StackableDB {
   std::string cf_;
 };
 
-// A table created while a sync lists the live files is not live in that
-// listing; the sync keeps its filter size for the next one, which finds it
-// live (dropping it would leave the column family unsynced from then on).
-TEST(RocksdbLevelAwareListener, TableCreatedDuringAListingIsKept) {
-  TempDir dir;
-  const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
-  const auto listener = NewLevelAwareListener();
-  ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
-  options.listeners.push_back(listener);
-  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
-  std::unique_ptr<::rocksdb::DB> db;
-  const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
-  ASSERT_TRUE(opened.ok()) << opened.ToString();
-  ::rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  for (int i = 0; i < 2000; ++i) {
-    const std::string key = testing::Key(i);
-    ASSERT_TRUE(db->Put(wo, handles[1], key, testing::ValueFor(key)).ok());
-  }
-  ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles[1]).ok());
-  ::rocksdb::CompactRangeOptions to_bottom;
-  to_bottom.bottommost_level_compaction = ::rocksdb::BottommostLevelCompaction::kForce;
-  ASSERT_TRUE(db->CompactRange(to_bottom, handles[1], nullptr, nullptr).ok());
-  WaitForCompactions(*db, handles[1]);
-  const size_t compacted_files = LiveFilesOf(*db, handles[1]).size();
-  ASSERT_GE(compacted_files, 1u);
+// RocksDB reports a flush's or compaction's table created before it
+// installs it, so a sync can list the live files between the two, created
+// before the listing or during it. The listener keeps the table's filter
+// size until the table is deleted, so the next sync, which finds it live,
+// records it (dropping it would leave the column family unsynced from then
+// on). Once deleted, it is forgotten: a listing that still showed it would
+// leave the column family as it was.
+TEST(RocksdbLevelAwareListener, TableCreatedBeforeItIsLiveIsKept) {
+  for (const bool during_listing : {true, false}) {
+    SCOPED_TRACE(during_listing ? "created during the listing" : "created before the listing");
+    TempDir dir;
+    const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
+    const auto listener = NewLevelAwareListener();
+    ::rocksdb::Options options = MakeOptions(policy, testing::FilterMode());
+    options.listeners.push_back(listener);
+    std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+    std::unique_ptr<::rocksdb::DB> db;
+    const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
+    ::rocksdb::WriteOptions wo;
+    wo.disableWAL = true;
+    for (int i = 0; i < 2000; ++i) {
+      const std::string key = testing::Key(i);
+      ASSERT_TRUE(db->Put(wo, handles[1], key, testing::ValueFor(key)).ok());
+    }
+    ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles[1]).ok());
+    ::rocksdb::CompactRangeOptions to_bottom;
+    to_bottom.bottommost_level_compaction = ::rocksdb::BottommostLevelCompaction::kForce;
+    ASSERT_TRUE(db->CompactRange(to_bottom, handles[1], nullptr, nullptr).ok());
+    WaitForCompactions(*db, handles[1]);
+    const size_t compacted_files = LiveFilesOf(*db, handles[1]).size();
+    ASSERT_GE(compacted_files, 1u);
 
-  CreatesDuringListing wrapped(db.release(), listener.get(), "other");
-  ::rocksdb::CompactionJobInfo compacted;
-  compacted.cf_name = "other";
-  compacted.status = ::rocksdb::Status::OK();
-  listener->OnCompactionCompleted(&wrapped, compacted);  // the table is created during this listing
-  wrapped.live = true;
-  listener->OnCompactionCompleted(&wrapped, compacted);  // and is live in this one
-  const FileList recorded = RecordedFilesOf(*policy, "other");
-  EXPECT_NE(
-      std::find(recorded.begin(), recorded.end(),
-                std::make_tuple(6, std::string("zz-created-first"), std::string("zz-created-last"), uint64_t{1000})),
-      recorded.end());
-  EXPECT_EQ(recorded.size(), compacted_files + 1);
-  for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(wrapped.DestroyColumnFamilyHandle(handle).ok());
+    ListsATableLate wrapped(db.release(), listener.get(), "other");
+    if (during_listing) {
+      wrapped.create_in_listing = true;
+    } else {
+      wrapped.Created();
+    }
+    ::rocksdb::CompactionJobInfo compacted;
+    compacted.cf_name = "other";
+    compacted.status = ::rocksdb::Status::OK();
+    listener->OnCompactionCompleted(&wrapped, compacted);  // the table is not live in this listing
+    wrapped.live = true;
+    listener->OnCompactionCompleted(&wrapped, compacted);  // and is in this one
+    const auto late =
+        std::make_tuple(6, std::string("zz-created-first"), std::string("zz-created-last"), uint64_t{1000});
+    FileList recorded = RecordedFilesOf(*policy, "other");
+    EXPECT_NE(std::find(recorded.begin(), recorded.end(), late), recorded.end());
+    EXPECT_EQ(recorded.size(), compacted_files + 1);
+
+    wrapped.Deleted();
+    wrapped.live = true;  // a listing that still showed it: its size is unknown now
+    policy->SyncLiveFiles("other", {});
+    listener->OnCompactionCompleted(&wrapped, compacted);
+    EXPECT_TRUE(RecordedFilesOf(*policy, "other").empty());
+    for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(wrapped.DestroyColumnFamilyHandle(handle).ok());
+  }
 }
 
 // Syncing a column family the policy has built no filter for records

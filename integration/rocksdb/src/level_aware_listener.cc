@@ -4,8 +4,8 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rocksdb/db.h>
@@ -23,18 +23,26 @@ struct LevelAwareListener::CreatedTables {
   struct Filter {
     std::string column_family;
     uint64_t entries = 0, bytes = 0;
-    uint64_t seen = 0;  // `next_seen` when it was recorded
   };
   // Held through a whole sync, so syncs of one column family reach the
   // policy in the order they listed the live files.
   Mutex sync_mutex;
   Mutex mutex;
-  uint64_t next_seen LINEBLOOM_GUARDED_BY(mutex) = 0;
-  // By the table's full path, as DB::GetLiveFilesMetaData names it
-  // (db_path + name). A sync drops the entries of its column family that
-  // are not live, of the tables recorded before it listed the live files
-  // (a table created since may be live by the next sync).
-  std::map<std::string, Filter> by_path LINEBLOOM_GUARDED_BY(mutex);
+  // By Key(DB name, table file name). A table is recorded when it is
+  // created and forgotten when it is deleted, not when a listing misses it:
+  // RocksDB reports a flush's or compaction's table created before it
+  // installs it in the tree, so a listing taken in between does not show it
+  // yet.
+  std::map<std::string, Filter> by_table LINEBLOOM_GUARDED_BY(mutex);
+
+  // Creation and deletion events give a table's path in its directory,
+  // DB::GetLiveFilesMetaData its name apart ("/000123.sst"); the file name
+  // is unique within a DB, and a listener may serve several DBs.
+  static std::string Key(std::string_view db_name, std::string_view path) {
+    const size_t slash = path.rfind('/');
+    const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    return std::string(db_name).append(1, '\0').append(name);
+  }
 };
 
 LevelAwareListener::LevelAwareListener() : created_(std::make_unique<CreatedTables>()) {}
@@ -43,9 +51,14 @@ LevelAwareListener::~LevelAwareListener() = default;
 void LevelAwareListener::OnTableFileCreated(const ::rocksdb::TableFileCreationInfo& info) {
   if (!info.status.ok()) return;
   MutexLock lock(&created_->mutex);
-  created_->by_path.insert_or_assign(info.file_path,
-                                     CreatedTables::Filter{info.cf_name, info.table_properties.num_filter_entries,
-                                                           info.table_properties.filter_size, created_->next_seen++});
+  created_->by_table.insert_or_assign(
+      CreatedTables::Key(info.db_name, info.file_path),
+      CreatedTables::Filter{info.cf_name, info.table_properties.num_filter_entries, info.table_properties.filter_size});
+}
+
+void LevelAwareListener::OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) {
+  MutexLock lock(&created_->mutex);
+  created_->by_table.erase(CreatedTables::Key(info.db_name, info.file_path));
 }
 
 namespace {
@@ -85,11 +98,6 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
   ::rocksdb::TablePropertiesCollection properties;
   if (is_default && !db->GetPropertiesOfAllTables(default_cf, &properties).ok()) return;
 
-  uint64_t listed_after = 0;  // tables recorded before this value were created before the listing
-  {
-    MutexLock lock(&created_->mutex);
-    listed_after = created_->next_seen;
-  }
   std::vector<::rocksdb::LiveFileMetaData> metadata;
   db->GetLiveFilesMetaData(&metadata);
   std::vector<LiveSstFile> files;
@@ -97,20 +105,17 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
   bool all_known = true;
   {
     MutexLock lock(&created_->mutex);
-    std::set<std::string> live_paths;
     for (const ::rocksdb::LiveFileMetaData& file : metadata) {
-      if (file.column_family_name != info.cf_name) continue;
-      // The metadata's name starts with '/'.
-      const std::string path = file.db_path + file.name;
-      live_paths.insert(path);
-      if (file.level < 1) continue;
+      if (file.column_family_name != info.cf_name || file.level < 1) continue;
       LiveSstFile live{file.level, file.smallestkey, file.largestkey, 0, 0};
       if (is_default) {
-        auto it = properties.find(path);
+        // The metadata's name starts with '/'.
+        auto it = properties.find(file.db_path + file.name);
         if (it == properties.end() || it->second == nullptr) continue;
         live.filter_entries = it->second->num_filter_entries;
         live.filter_bytes = it->second->filter_size;
-      } else if (auto created = created_->by_path.find(path); created != created_->by_path.end()) {
+      } else if (auto created = created_->by_table.find(CreatedTables::Key(db->GetName(), file.name));
+                 created != created_->by_table.end()) {
         live.filter_entries = created->second.entries;
         live.filter_bytes = created->second.bytes;
       } else {
@@ -118,10 +123,6 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
       }
       files.push_back(std::move(live));
     }
-    std::erase_if(created_->by_path, [&](const auto& entry) {
-      return entry.second.column_family == info.cf_name && entry.second.seen < listed_after &&
-             !live_paths.contains(entry.first);
-    });
   }
   if (!all_known) return;
   if (state == nullptr) state = LevelAwareBits::OwnerOf(info.cf_name, files);

@@ -19,9 +19,10 @@
 // any level). When two do -- column families of one name in two DBs of the
 // process holding equal files -- neither is synced. The default's filter
 // sizes come from its table properties, another's from the tables the
-// listener saw created (OnTableFileCreated): while such a column family
-// still has a live file written before the DB was opened, its record is
-// left as the policy learned it.
+// listener saw created (OnTableFileCreated; forgotten when deleted,
+// OnTableFileDeleted): while such a column family still has a live file
+// written before the DB was opened, its record is left as the policy
+// learned it.
 //
 //   options.listeners.push_back(linebloom::rocksdb_plugin::NewLevelAwareListener());
 //
@@ -47,6 +48,7 @@ class LevelAwareListener : public ::rocksdb::EventListener {
   const char* Name() const override { return kClassName(); }
 
   void OnTableFileCreated(const ::rocksdb::TableFileCreationInfo& info) override;
+  void OnTableFileDeleted(const ::rocksdb::TableFileDeletionInfo& info) override;
   void OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) override;
 
  private:
