@@ -954,6 +954,9 @@ TEST(RocksdbLevelAwareListener, OwnerOfAListingIsTheOneStateRecordingIt) {
   EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), first);
   EXPECT_EQ(LevelAwareBits::OwnerOf(cf, unknown), nullptr);
   EXPECT_EQ(LevelAwareBits::OwnerOf("another_family", moved), nullptr);
+  // A listener lists no files for a column family no state builds for.
+  EXPECT_TRUE(LevelAwareBits::AnyBuildsFor(cf));
+  EXPECT_FALSE(LevelAwareBits::AnyBuildsFor("another_family"));
   second->ObserveFilter(cf, 5, "k100", "k250", 1000, 1296);
   EXPECT_EQ(LevelAwareBits::OwnerOf(cf, moved), nullptr);
   second.reset();

@@ -706,18 +706,31 @@ void LevelAwareBits::Register(const std::shared_ptr<LevelAwareBits>& state) {
   registry.states.push_back(state);
 }
 
+namespace {
+
+// The registered states still alive. The caller asks them outside the
+// registry's lock, which is never held together with a state's.
+std::vector<std::shared_ptr<LevelAwareBits>> AliveStates() {
+  std::vector<std::shared_ptr<LevelAwareBits>> alive;
+  StateRegistry& registry = Registry();
+  MutexLock lock(&registry.mutex);
+  for (const std::weak_ptr<LevelAwareBits>& weak : registry.states) {
+    if (std::shared_ptr<LevelAwareBits> state = weak.lock()) alive.push_back(std::move(state));
+  }
+  return alive;
+}
+
+}  // namespace
+
+bool LevelAwareBits::AnyBuildsFor(const std::string& column_family) {
+  const std::vector<std::shared_ptr<LevelAwareBits>> alive = AliveStates();
+  return std::any_of(alive.begin(), alive.end(),
+                     [&](const std::shared_ptr<LevelAwareBits>& state) { return state->BuildsFor(column_family); });
+}
+
 std::shared_ptr<LevelAwareBits> LevelAwareBits::OwnerOf(const std::string& column_family,
                                                         std::span<const LiveSstFile> files) {
-  std::vector<std::shared_ptr<LevelAwareBits>> alive;
-  {
-    StateRegistry& registry = Registry();
-    MutexLock lock(&registry.mutex);
-    for (const std::weak_ptr<LevelAwareBits>& weak : registry.states) {
-      if (std::shared_ptr<LevelAwareBits> state = weak.lock()) alive.push_back(std::move(state));
-    }
-  }
-  // Each state is asked outside the registry's lock, which is never held
-  // together with a state's.
+  std::vector<std::shared_ptr<LevelAwareBits>> alive = AliveStates();
   std::shared_ptr<LevelAwareBits> owner;
   for (std::shared_ptr<LevelAwareBits>& state : alive) {
     if (!state->RecordsAnyOf(column_family, files)) continue;

@@ -323,6 +323,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // in two DBs of the process holding equal files) -- no guess is made.
   static void Register(const std::shared_ptr<LevelAwareBits>& state);
   static std::shared_ptr<LevelAwareBits> OwnerOf(const std::string& column_family, std::span<const LiveSstFile> files);
+  // Whether a registered state builds for `column_family` (BuildsFor): if
+  // none does, a listener need not list the live files.
+  static bool AnyBuildsFor(const std::string& column_family);
 
   // The average bits per key the next file of `column_family` is allocated
   // with: bits_per_key corrected by the estimated live ratio (see above).

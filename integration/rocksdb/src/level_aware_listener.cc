@@ -89,6 +89,9 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
     LevelAwareBits& shared = policy->LevelAwareState();
     if (shared.BuildsFor(info.cf_name)) state = shared.shared_from_this();
   }
+  // No level-aware policy builds for it (another column family is
+  // level-aware): nothing to list.
+  if (state == nullptr && !LevelAwareBits::AnyBuildsFor(info.cf_name)) return;
   ::rocksdb::ColumnFamilyHandle* default_cf = db->DefaultColumnFamily();
   const bool is_default = info.cf_name == default_cf->GetName();
 

@@ -4,11 +4,11 @@
 // The policy learns the tree from the filters it builds; it does not see
 // files deleted by a compaction that wrote nothing overlapping at their
 // level, nor files moved down a level without being rewritten. This
-// listener, after every compaction, lists the compacted column family's
-// live SSTs (DB::GetLiveFilesMetaData, and each file's filter entries and
-// bytes) and hands them to that column family's level-aware linebloom
-// policy (LinebloomFilterPolicy::SyncLiveFiles). Other policies are left
-// alone.
+// listener, after every compaction of a column family that a level-aware
+// policy builds filters for, lists its live SSTs (DB::GetLiveFilesMetaData,
+// and each file's filter entries and bytes) and hands them to that column
+// family's level-aware linebloom policy (LinebloomFilterPolicy::
+// SyncLiveFiles). Other policies are left alone.
 //
 // Column families. A listener gets no handle of the column families other
 // than the default, so it cannot read their options; the policy is the
