@@ -873,6 +873,34 @@ FileList FillAndCompactOther(::rocksdb::DB& db, const std::vector<::rocksdb::Col
   return LiveFilesOf(db, other);
 }
 
+// Opens a DB with the default column family on `default_policy` and
+// "other" on `other_policy` (null: options copied from the default's, so
+// sharing its policy), with the listener or without, fills and compacts
+// "other", and checks `recorder`'s record of it: the live files with the
+// listener, stale without.
+void CheckOtherFamilyRecord(bool with_listener, std::shared_ptr<const ::rocksdb::FilterPolicy> default_policy,
+                            std::shared_ptr<const ::rocksdb::FilterPolicy> other_policy,
+                            const LinebloomFilterPolicy& recorder) {
+  TempDir dir;
+  ::rocksdb::Options options = SmallTreeOptions(std::move(default_policy));
+  if (with_listener) options.listeners.push_back(NewLevelAwareListener());
+  const ::rocksdb::Options other_options = other_policy ? SmallTreeOptions(std::move(other_policy)) : options;
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<::rocksdb::DB> db;
+  const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db, &other_options);
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+
+  const FileList live = FillAndCompactOther(*db, handles);
+  ASSERT_GE(live.size(), 8u);
+  const FileList recorded = RecordedFilesOf(recorder, "other");
+  if (with_listener) {
+    EXPECT_EQ(recorded, live);
+  } else {
+    EXPECT_NE(recorded, live);
+  }
+  for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+}
+
 // A column family other than the default, whose options are copied from
 // the default's and so share its policy: the listener keeps its record
 // exact too, from the tables it saw created. Without the listener the
@@ -880,24 +908,8 @@ FileList FillAndCompactOther(::rocksdb::DB& db, const std::vector<::rocksdb::Col
 TEST(RocksdbLevelAwareListener, ColumnFamilySharingThePolicyIsSynced) {
   for (const bool with_listener : {true, false}) {
     SCOPED_TRACE(with_listener ? "with the listener" : "without");
-    TempDir dir;
     const auto policy = NewLinebloomFilterPolicy(LevelAware(10));
-    ::rocksdb::Options options = SmallTreeOptions(policy);
-    if (with_listener) options.listeners.push_back(NewLevelAwareListener());
-    std::vector<::rocksdb::ColumnFamilyHandle*> handles;
-    std::unique_ptr<::rocksdb::DB> db;
-    const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db);
-    ASSERT_TRUE(opened.ok()) << opened.ToString();
-
-    const FileList live = FillAndCompactOther(*db, handles);
-    ASSERT_GE(live.size(), 8u);
-    const FileList recorded = RecordedFilesOf(*policy, "other");
-    if (with_listener) {
-      EXPECT_EQ(recorded, live);
-    } else {
-      EXPECT_NE(recorded, live);
-    }
-    for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+    CheckOtherFamilyRecord(with_listener, policy, nullptr, *policy);
   }
 }
 
@@ -911,28 +923,11 @@ TEST(RocksdbLevelAwareListener, ColumnFamilyWithItsOwnPolicyIsSynced) {
     for (const bool with_listener : {true, false}) {
       SCOPED_TRACE(std::string(default_level_aware ? "default level-aware" : "default built-in") +
                    (with_listener ? ", with the listener" : ", without"));
-      TempDir dir;
       const auto default_policy =
           default_level_aware ? std::shared_ptr<const ::rocksdb::FilterPolicy>(NewLinebloomFilterPolicy(LevelAware(10)))
                               : std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(10));
       const auto own_policy = NewLinebloomFilterPolicy(LevelAware(10));
-      ::rocksdb::Options options = SmallTreeOptions(default_policy);
-      if (with_listener) options.listeners.push_back(NewLevelAwareListener());
-      const ::rocksdb::Options other_options = SmallTreeOptions(own_policy);
-      std::vector<::rocksdb::ColumnFamilyHandle*> handles;
-      std::unique_ptr<::rocksdb::DB> db;
-      const ::rocksdb::Status opened = OpenWithOtherFamily(options, dir.path(), &handles, &db, &other_options);
-      ASSERT_TRUE(opened.ok()) << opened.ToString();
-
-      const FileList live = FillAndCompactOther(*db, handles);
-      ASSERT_GE(live.size(), 8u);
-      const FileList recorded = RecordedFilesOf(*own_policy, "other");
-      if (with_listener) {
-        EXPECT_EQ(recorded, live);
-      } else {
-        EXPECT_NE(recorded, live);
-      }
-      for (::rocksdb::ColumnFamilyHandle* handle : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+      CheckOtherFamilyRecord(with_listener, default_policy, own_policy, *own_policy);
     }
   }
 }
