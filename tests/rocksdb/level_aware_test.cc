@@ -629,8 +629,9 @@ TEST(RocksdbLevelAwareCache, CheFixedPointFillsTheCache) {
 }
 
 // A tracked tree (the deepest level's recorded files cover the key space):
-// the plan's real bytes stay within the built-in's for the same files, and
-// the recorded coverage of a sparse upper level is its weight.
+// the plan's real bytes stay within the built-in's for the same files, the
+// recorded coverage of a sparse upper level is its weight, and the levels
+// above the last share their bits.
 // The toy tree: L6 in 400 files and L5 in 40 cover the key space, L4's 4
 // files a quarter of it; 1280 keys per file.
 std::string BigEndianKey(uint64_t x) {
@@ -667,6 +668,8 @@ TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
   EXPECT_NEAR(plan->weights[1], 0.25, 0.01);
   EXPECT_DOUBLE_EQ(plan->entries[1], 4 * 1280.0);
   EXPECT_GT(plan->bits_per_key[1], plan->bits_per_key[3]);
+  // Move-safe: a file L4 moves down unrewritten brings L5's bits.
+  EXPECT_EQ(plan->bits_per_key[1], plan->bits_per_key[2]);
   // Real bytes within one block per file of the built-in's.
   EXPECT_GT(plan->real_bytes, plan->builtin_bytes - 444.0 * 64);
 }
@@ -677,8 +680,8 @@ TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
 // in 200 (5 x the model's tenth of L6) and L4's in 40 (10 x its hundredth).
 // The smaller upper levels get more bits per key, so booked at their
 // recorded keys they would take the last level's bytes. Each upper level
-// counts as at most kStaleSlack times its model share, in the allocation and
-// in the books alike, so the last level keeps about its bits.
+// counts as at most its model share, in the allocation and in the books
+// alike, so the last level keeps about its bits.
 TEST(RocksdbLevelAwareBooks, StaleUpperLevelRecordsDoNotStarveTheLastLevel) {
   auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
   for (int level : {4, 5, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
@@ -694,8 +697,8 @@ TEST(RocksdbLevelAwareBooks, StaleUpperLevelRecordsDoNotStarveTheLastLevel) {
   ASSERT_TRUE(plan);
   ASSERT_EQ(plan->entries.size(), 4u);  // L0, L4, L5, L6
   const double last = plan->entries[3];
-  EXPECT_NEAR(plan->entries[2], LevelAwareBits::kStaleSlack * last / 10, 1e-6 * last);
-  EXPECT_NEAR(plan->entries[1], LevelAwareBits::kStaleSlack * last / 100, 1e-6 * last);
+  EXPECT_NEAR(plan->entries[2], last / 10, 1e-6 * last);
+  EXPECT_NEAR(plan->entries[1], last / 100, 1e-6 * last);
   EXPECT_GE(plan->bits_per_key[3], 8.0);
   EXPECT_LE(plan->real_bytes, plan->builtin_bytes);
 }

@@ -365,16 +365,18 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       coverage[run] = c;
     }
   }
-  // Stale records. A file compacted down without a replacement at its level
-  // stays recorded, and when writes stop the upper levels drain while their
-  // records stay: built live, a tree was seen with L4 recorded at 50-70 x
-  // and L5 at 7-9 x their live keys, whose books then left the last level a
-  // few bits per key. RocksDB keeps level l near T^(l-D) of the last level,
-  // so each upper level's records count at most kStaleSlack times that:
-  // their keys, and their bytes in the books, scaled down alike.
+  // Upper levels at most their share of the quiesced tree. A file compacted
+  // down without a replacement at its level stays recorded, and when writes
+  // stop the upper levels drain while their records stay: built live, a
+  // tree was seen with L4 recorded at 50-70 x and L5 at 7-9 x their live
+  // keys. And while writes outrun compaction, the live upper levels do hold
+  // several times their share, which a last level planned for would keep
+  // in its files after they drain. RocksDB returns level l to T^(l-D) of the
+  // last level, so each upper level counts at most that: its keys, and its
+  // bytes in the books, scaled down alike (see the header).
   std::map<int, double> scale;
   for (size_t run = 1; run + 1 < num_runs; ++run) {
-    const double cap = kStaleSlack * entries.back() * std::pow(size_ratio_, level_of(run) - d);
+    const double cap = entries.back() * std::pow(size_ratio_, level_of(run) - d);
     if (entries[run] > cap && entries[run] > 0) {
       scale[level_of(run)] = cap / entries[run];
       entries[run] = cap;
@@ -442,8 +444,8 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       const double largest = *std::max_element(p.weights.begin(), p.weights.end());
       std::vector<double> normalized(p.weights);
       for (double& w : normalized) w /= largest;
-      // Unconstrained (see "Trivial moves in the tracked tree").
-      p.allocation = AllocateBitsPerRun(n, normalized, average);
+      // Move-safe (see "Trivial moves in the tracked tree").
+      p.allocation = MoveSafeAllocation(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];

@@ -109,10 +109,17 @@
 // coverage and keys. That is not the safe side: an upper level gets more
 // bits per key than the last, so booked at stale keys it takes the last
 // level's bytes (when writes stop and upper levels drain, down to a few bits
-// per key there). So each upper level's records count at most kStaleSlack
-// times its model share of the last level's keys, T^(l-D), in the
-// allocation and in the books alike. Upper levels are rewritten about size_ratio
-// times as often as the last, so once the recorded files of the deepest
+// per key there). So each upper level's records count at most its model
+// share of the last level's keys, T^(l-D) (RocksDB's target for level l
+// with dynamic level bytes), in the allocation and in the books alike. The
+// cap is the shape compaction returns the tree to, and it also plans a live
+// tree's transients for that shape: while writes outrun compaction the
+// upper levels hold more than their share (exactly, per the listener), and a
+// plan for that shape would give the last level's files, the longest-lived,
+// the bits of a tree that is about to drain into them. While an upper level
+// is over its share, its excess keys take more than the built-in's bytes;
+// once compaction catches up, the tree is within them.
+// Upper levels are rewritten about size_ratio times as often as the last, so once the recorded files of the deepest
 // level cover kStableCoverage of the key space, the policy has seen the
 // whole tree's recent history (and with at least kStableMinFiles recorded
 // there, a tree of some size), it switches to the tracked tree:
@@ -134,15 +141,14 @@
 //     the largest bits per key (continuous, by bisection) at which the real
 //     bytes of all recorded files stay at or below the built-in's: no bits
 //     left on the allocator's 1/8-bit grid, no rounding unaccounted.
-// Trivial moves in the tracked tree. The tracked tree drops the move-safe
-// constraint: each level gets its own bits (on the trees measured, sharing
-// cost 2-3 points of the best reduction in false positives, a twentieth of
-// it). A file moved down unrewritten keeps its level's (higher) bits: its
-// false-positive rate only falls, and its bytes stay in the books as a
-// record of the level it was built for until a new file there overlaps it.
-// Only after that is it unaccounted, an overspend bounded by the share of
-// the tree moved that way (small once the tree is full: a level-l file
-// moves only where level l+1 has no file overlapping its range).
+// Trivial moves in the tracked tree. The tracked tree keeps the move-safe
+// constraint: levels s..D-1 share their bits. Built live, most of an upper
+// level can arrive by trivial moves (2 M-key fills had 100-154 of L5's
+// 165-176 files moved there from L4), and with bits of its own per level
+// each such file would carry the smaller level's higher bits down: on those
+// fills the tree ended up to 0.9 % over the built-in's bytes. On refiltered
+// trees, where nothing moves, the constraint costs a few points of the best
+// reduction in false positives.
 //
 // Whole blocks per file. Each filter takes whole 64-byte blocks, and with a
 // fixed target file size the files of a level hold nearly the same number of
@@ -230,9 +236,6 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr double kStableCoverage = 0.9;
   static constexpr size_t kStableMinFiles = 128;  // recorded at the deepest level
   static constexpr double kStableMinWeight = 1.0 / 32;
-  // An upper level's records count at most this many times its share of the
-  // last level's keys in the model, T^(l-D) (stale records, plan).
-  static constexpr double kStaleSlack = 3;
   static constexpr uint64_t kReplanEvery = 64;
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
