@@ -119,10 +119,11 @@
 // the bits of a tree that is about to drain into them. While an upper level
 // is over its share, its excess keys take more than the built-in's bytes;
 // once compaction catches up, the tree is within them.
-// Upper levels are rewritten about size_ratio times as often as the last, so once the recorded files of the deepest
-// level cover kStableCoverage of the key space, the policy has seen the
-// whole tree's recent history (and with at least kStableMinFiles recorded
-// there, a tree of some size), it switches to the tracked tree:
+// Upper levels are rewritten about size_ratio times as often as the last,
+// so once the recorded files of the deepest level cover kStableCoverage of
+// the key space, the policy has seen the whole tree's recent history (and
+// with at least kStableMinFiles recorded there, a tree of some size), it
+// switches to the tracked tree:
 //   entries n_l = recorded keys at l (the last level: recorded keys / its
 //     recorded coverage, as it spans the key space),
 //   lookup weights c_l = the recorded coverage of l (sum of the widths of
