@@ -374,6 +374,9 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // in its files after they drain. RocksDB returns level l to T^(l-D) of the
   // last level, so each upper level counts at most that: its keys, and its
   // bytes in the books, scaled down alike (see the header).
+  // (L0 is modelled on the shallowest level as recorded: RocksDB keeps the
+  // base level at least max_bytes_for_level_base, often over its share.)
+  const double shallowest_keys = entries[1];
   std::map<int, double> scale;
   for (size_t run = 1; run + 1 < num_runs; ++run) {
     const double cap = entries.back() * std::pow(size_ratio_, level_of(run) - d);
@@ -389,7 +392,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // L0: as large as the shallowest level (the model) once L0 files were
   // built; none built (a tree rewritten by compactions alone) spends nothing.
   auto l0 = cf.recent.find(0);
-  entries[0] = l0 != cf.recent.end() && !l0->second.empty() ? entries[1] : 0;
+  entries[0] = l0 != cf.recent.end() && !l0->second.empty() ? shallowest_keys : 0;
   const std::vector<double> model_weights = WeightsLocked(cf);
   coverage[0] = model_weights.empty() ? 1.0 : model_weights[0];
   for (size_t run = 0; run < num_runs; ++run) {
