@@ -144,12 +144,11 @@
 //     left on the allocator's 1/8-bit grid, no rounding unaccounted.
 // Trivial moves in the tracked tree. The tracked tree keeps the move-safe
 // constraint: levels s..D-1 share their bits. Built live, most of an upper
-// level can arrive by trivial moves (2 M-key fills had 100-154 of L5's
-// 165-176 files moved there from L4), and with bits of its own per level
-// each such file would carry the smaller level's higher bits down: on those
-// fills the tree ended up to 0.9 % over the built-in's bytes. On refiltered
-// trees, where nothing moves, the constraint costs a few points of the best
-// reduction in false positives.
+// level can arrive by trivial moves from the level above (most of L5 on the
+// 2 M-key fills of bench/rocksdb/level_aware_live.sh), and with bits of its
+// own per level each such file would carry the smaller level's higher bits
+// down, over the plan's bytes. On refiltered trees, where nothing moves,
+// sharing costs a few points of the best reduction in false positives.
 //
 // Whole blocks per file. Each filter takes whole 64-byte blocks, and with a
 // fixed target file size the files of a level hold nearly the same number of
