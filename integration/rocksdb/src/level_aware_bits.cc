@@ -702,17 +702,6 @@ StateRegistry& Registry() {
   return registry;
 }
 
-}  // namespace
-
-void LevelAwareBits::Register(const std::shared_ptr<LevelAwareBits>& state) {
-  StateRegistry& registry = Registry();
-  MutexLock lock(&registry.mutex);
-  std::erase_if(registry.states, [](const std::weak_ptr<LevelAwareBits>& s) { return s.expired(); });
-  registry.states.push_back(state);
-}
-
-namespace {
-
 // The registered states still alive. The caller asks them outside the
 // registry's lock, which is never held together with a state's.
 std::vector<std::shared_ptr<LevelAwareBits>> AliveStates() {
@@ -726,6 +715,13 @@ std::vector<std::shared_ptr<LevelAwareBits>> AliveStates() {
 }
 
 }  // namespace
+
+void LevelAwareBits::Register(const std::shared_ptr<LevelAwareBits>& state) {
+  StateRegistry& registry = Registry();
+  MutexLock lock(&registry.mutex);
+  std::erase_if(registry.states, [](const std::weak_ptr<LevelAwareBits>& s) { return s.expired(); });
+  registry.states.push_back(state);
+}
 
 bool LevelAwareBits::AnyBuildsFor(const std::string& column_family) {
   const std::vector<std::shared_ptr<LevelAwareBits>> alive = AliveStates();
