@@ -374,9 +374,10 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // in its files after they drain. RocksDB returns level l to T^(l-D) of the
   // last level, so each upper level counts at most that: its keys, and its
   // bytes in the books, scaled down alike (see the header).
-  // (L0 is modelled on the shallowest level as recorded: RocksDB keeps the
-  // base level at least max_bytes_for_level_base, often over its share.)
-  const double shallowest_keys = entries[1];
+  // L0 is modelled on the shallowest level as recorded, which RocksDB keeps
+  // at least max_bytes_for_level_base, often over its share; stale, its
+  // records count at most kBaseLevelSlack times the share.
+  const double shallowest_keys = std::min(entries[1], kBaseLevelSlack * entries.back() * std::pow(size_ratio_, s - d));
   std::map<int, double> scale;
   for (size_t run = 1; run + 1 < num_runs; ++run) {
     const double cap = entries.back() * std::pow(size_ratio_, level_of(run) - d);

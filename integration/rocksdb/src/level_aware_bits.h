@@ -236,6 +236,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr double kStableCoverage = 0.9;
   static constexpr size_t kStableMinFiles = 128;  // recorded at the deepest level
   static constexpr double kStableMinWeight = 1.0 / 32;
+  // The model L0 run is the shallowest level's records, at most this many
+  // times that level's share of the last level's keys, T^(s-D).
+  static constexpr double kBaseLevelSlack = 3;
   static constexpr uint64_t kReplanEvery = 64;
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
