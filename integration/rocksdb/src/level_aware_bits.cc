@@ -377,10 +377,11 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // L0 is modelled on the shallowest level as recorded, which RocksDB keeps
   // at least max_bytes_for_level_base, often over its share; stale, its
   // records count at most kBaseLevelSlack times the share.
-  const double shallowest_keys = std::min(entries[1], kBaseLevelSlack * entries.back() * std::pow(size_ratio_, s - d));
+  auto share = [&](int level) { return entries.back() * std::pow(size_ratio_, level - d); };
+  const double shallowest_keys = std::min(entries[1], kBaseLevelSlack * share(s));
   std::map<int, double> scale;
   for (size_t run = 1; run + 1 < num_runs; ++run) {
-    const double cap = entries.back() * std::pow(size_ratio_, level_of(run) - d);
+    const double cap = share(level_of(run));
     if (entries[run] > cap && entries[run] > 0) {
       scale[level_of(run)] = cap / entries[run];
       entries[run] = cap;
