@@ -14,6 +14,7 @@
 #include "huge_pages.h"
 #include "kernel_state.h"
 #include "key_hash.h"
+#include "probe_avx2.h"
 #include "trailer.h"
 
 namespace linebloom {
@@ -95,47 +96,81 @@ size_t FilterBuilder::FinishedSize() const { return FilterBytesFor(num_keys_, bi
 
 namespace {
 
-// Sets the bits of hashes[0, n) with k fixed at compile time, so the probe
-// loop unrolls into k independent multiply-shift-or sequences.
-template <int kProbes>
+// Sets the bits of hashes[0, n) with k fixed at compile time. The simple
+// form of the loop:
+//   for (size_t i = 0; i < n; ++i)
+//     set_probes(blocks + BlockIndex(hashes[i], num_blocks) * 64, ProbeState(hashes[i]));
+// Keys land in random blocks; prefetching the block of the key kAhead
+// positions later keeps that many misses in flight instead of one. (After
+// partitioning, see below, the blocks are nearly sequential and these
+// prefetches hit.) The blocks located for the prefetches wait in a ring
+// until their keys' turn, so each block index is computed once.
+template <typename SetProbes>
 __attribute__((always_inline)) inline void SetAllBody(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes,
-                                                      size_t n) {
-  // Keys land in random blocks; prefetching the block of the key kAhead
-  // positions later keeps that many misses in flight instead of one. (After
-  // partitioning, see below, the blocks are nearly sequential and these
-  // prefetches hit.)
+                                                      size_t n, const SetProbes& set_probes) {
   constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) {
-      internal::PrefetchBlockForWrite(blocks +
-                                      internal::BlockIndex(hashes[i + kAhead], num_blocks) * kFilterBlockBytes);
+  unsigned char* ahead[kAhead] = {};
+  for (size_t i = 0; i < n + kAhead; ++i) {
+    unsigned char* const block = ahead[i % kAhead];  // key i - kAhead's
+    if (i < n) {
+      ahead[i % kAhead] = blocks + internal::BlockIndex(hashes[i], num_blocks) * kFilterBlockBytes;
+      internal::PrefetchBlockForWrite(ahead[i % kAhead]);
     }
-    unsigned char* block = blocks + internal::BlockIndex(hashes[i], num_blocks) * kFilterBlockBytes;
-    const uint32_t a = internal::ProbeState(hashes[i]);
-    for (int j = 0; j < kProbes; ++j) internal::SetBit(block, internal::ProbeBit(a, j));
+    if (i >= kAhead) set_probes(block, internal::ProbeState(hashes[i - kAhead]));
   }
 }
+
+// The k probes of state a, one multiply each, unrolled.
+template <int kProbes>
+struct ScalarSetProbes {
+  __attribute__((always_inline)) void operator()(unsigned char* block, uint32_t a) const {
+    for (int j = 0; j < kProbes; ++j) internal::SetBit(block, internal::ProbeBit(a, j));
+  }
+};
 
 using SetAllFn = void (*)(unsigned char*, size_t, const uint64_t*, size_t);
 
 template <int kProbes>
 struct PortableSetAll {
   static void Run(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes, size_t n) {
-    SetAllBody<kProbes>(blocks, num_blocks, hashes, n);
+    SetAllBody(blocks, num_blocks, hashes, n, ScalarSetProbes<kProbes>{});
   }
 };
 
 #if defined(__x86_64__)
-// The same loop for CPUs of the AVX2 kernel (which all have BMI2): shlx
-// takes its shift count from any register and does not overwrite its
-// source, so setting a bit needs no move of the count into cl and no copy of
-// the value shifted: about two instructions fewer per probe. The bytes are
-// identical (kernel_test).
+// Up to 8 probes (every filter up to ~13 bits/key): the k products a * M^j
+// in one vector multiply, whose top 9 bits are then set one by one. The
+// scalar form spends a multiply per probe, on a core that has one or two
+// scalar multipliers against four or more ALUs. The bytes are identical
+// (kernel_test, golden_test).
+template <int kProbes>
+struct Avx2SetProbes {
+  __m256i powers;
+  __attribute__((target("avx2"))) Avx2SetProbes()
+      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(internal::kOneRoundPowers.value[kProbes]))) {}
+  __attribute__((target("avx2,bmi2"))) void operator()(unsigned char* block, uint32_t a) const {
+    alignas(32) uint32_t bit[8];
+    const __m256i x = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(a)), powers);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(bit), _mm256_srli_epi32(x, 23));
+    for (int j = 0; j < kProbes; ++j) internal::SetBit(block, bit[j]);
+  }
+};
+
+// The loop for CPUs of the AVX2 kernel (which all have BMI2): the vector
+// probes above where k allows, and shlx, which takes its shift count from
+// any register and does not overwrite its source, so setting a bit needs no
+// move of the count into cl and no copy of the value shifted: about two
+// instructions fewer per probe. `flatten` inlines the probes' operator,
+// whose target attribute keeps it out of SetAllBody on its own.
 template <int kProbes>
 struct Bmi2SetAll {
-  __attribute__((target("avx2,bmi2"))) static void Run(unsigned char* blocks, size_t num_blocks, const uint64_t* hashes,
-                                                       size_t n) {
-    SetAllBody<kProbes>(blocks, num_blocks, hashes, n);
+  __attribute__((target("avx2,bmi2"), flatten)) static void Run(unsigned char* blocks, size_t num_blocks,
+                                                                const uint64_t* hashes, size_t n) {
+    if constexpr (kProbes <= internal::kOneRoundPowers.kLanes) {
+      SetAllBody(blocks, num_blocks, hashes, n, Avx2SetProbes<kProbes>{});
+    } else {
+      SetAllBody(blocks, num_blocks, hashes, n, ScalarSetProbes<kProbes>{});
+    }
   }
 };
 #endif
