@@ -159,10 +159,20 @@ __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned cha
 // ...), ideally without loading what only they need.
 using OneRoundProbeCall = bool (*)(const unsigned char* block, uint32_t a, const uint32_t* powers_row);
 template <OneRoundProbeCall kProbe>
+inline bool OneRoundQueryHash(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row,
+                              uint64_t hash) {
+  return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
+}
+template <OneRoundProbeCall kProbe>
 inline bool ShortKeyOneRound(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row, uint32_t seed,
                              std::string_view key) {
-  const uint64_t hash = HashShortKey(key, seed);
-  return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
+  return OneRoundQueryHash<kProbe>(blocks, num_blocks, powers_row, HashShortKey(key, seed));
+}
+// The same for a medium key (IsMediumKey).
+template <OneRoundProbeCall kProbe>
+inline bool MediumKeyOneRound(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row, uint32_t seed,
+                              std::string_view key) {
+  return OneRoundQueryHash<kProbe>(blocks, num_blocks, powers_row, HashMediumKey(key, seed));
 }
 
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,

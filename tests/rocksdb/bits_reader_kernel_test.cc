@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // The plugin's readers are bound to the probe kernel active when RocksDB
-// asks for them, and hash keys of 9 to 16 bytes on a path of their own.
+// asks for them, and hash keys of 9 to 16 and of 17 to 32 bytes on paths
+// of their own.
 // Every kernel's reader must answer exactly as linebloom's API reader does,
 // for keys of every length class XXH3 distinguishes, single and batched, at
 // probe counts each SIMD kernel takes in one round and in more.

@@ -100,7 +100,13 @@ class OneRoundBitsReader final : public KernelBitsReader {
   }
 
  private:
+  // Keys of 17 to 32 bytes hash here as the short ones do, without the
+  // kernel's target, and jump to the one-round probe; the rest go to the
+  // kernel's query of any key.
   __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
+    if (internal::IsMediumKey(key.size())) {
+      return internal::MediumKeyOneRound<Kernel::kProbe>(blocks_, num_blocks_, powers_row_, seed_, key);
+    }
     return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
   }
 
