@@ -151,28 +151,18 @@ __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned cha
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
 }
 
-// A short key (IsShortKey) of a filter whose probes take one round of a
-// SIMD kernel, whose row of powers the caller keeps: hashing and block
-// location compiled without the kernel's target, ending in a jump to the
-// probe (OneRoundSetAvx2Call, OneRoundSetAvx512Call), so neither part has a
-// stack frame. The caller sends other keys elsewhere (MayContainKeyAvx2,
-// ...), ideally without loading what only they need.
+// A query of a filter whose probes take one round of a SIMD kernel, whose
+// row of powers the caller keeps, from a key's hash (HashShortKey,
+// HashMediumKey): hashing and block location compiled without the kernel's
+// target, ending in a jump to the probe (OneRoundSetAvx2Call,
+// OneRoundSetAvx512Call), so neither part has a stack frame. The caller
+// sends other keys elsewhere (MayContainKeyAvx2, ...), ideally without
+// loading what only they need.
 using OneRoundProbeCall = bool (*)(const unsigned char* block, uint32_t a, const uint32_t* powers_row);
 template <OneRoundProbeCall kProbe>
 inline bool OneRoundQueryHash(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row,
                               uint64_t hash) {
   return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
-}
-template <OneRoundProbeCall kProbe>
-inline bool ShortKeyOneRound(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row, uint32_t seed,
-                             std::string_view key) {
-  return OneRoundQueryHash<kProbe>(blocks, num_blocks, powers_row, HashShortKey(key, seed));
-}
-// The same for a medium key (IsMediumKey).
-template <OneRoundProbeCall kProbe>
-inline bool MediumKeyOneRound(const unsigned char* blocks, size_t num_blocks, const uint32_t* powers_row, uint32_t seed,
-                              std::string_view key) {
-  return OneRoundQueryHash<kProbe>(blocks, num_blocks, powers_row, HashMediumKey(key, seed));
 }
 
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,

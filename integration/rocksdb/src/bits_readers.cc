@@ -93,7 +93,8 @@ class OneRoundBitsReader final : public KernelBitsReader {
   bool MayMatch(const ::rocksdb::Slice& key) override {
     const std::string_view k = View(key);
     if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
-    return internal::ShortKeyOneRound<Kernel::kProbe>(blocks_, num_blocks_, powers_row_, seed_, k);
+    return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
+                                                       internal::HashShortKey(k, seed_));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
     MatchBatch(num_keys, keys, may_match, Kernel::kProbeChunk);
@@ -105,7 +106,8 @@ class OneRoundBitsReader final : public KernelBitsReader {
   // kernel's query of any key.
   __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
     if (internal::IsMediumKey(key.size())) {
-      return internal::MediumKeyOneRound<Kernel::kProbe>(blocks_, num_blocks_, powers_row_, seed_, key);
+      return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
+                                                         internal::HashMediumKey(key, seed_));
     }
     return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
   }

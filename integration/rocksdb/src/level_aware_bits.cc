@@ -573,9 +573,8 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     // an upper level rewrites a file there with up to about one file's
     // more keys, each at that level's bits where the built-in spends its
     // average. The largest upper-level file's excess over the built-in's
-    // bytes for it bounds one such rewrite, and compactions run side by side
-    // (max_background_jobs, 2 by default): two may end after the last level's
-    // last file.
+    // bytes for it bounds one such rewrite, and kLateUpperRewrites may end
+    // after the last level's last file.
     double upper_excess = 0;
     for (const auto& [level, recorded] : cf.live) {
       if (level < s || level >= d) continue;
@@ -587,7 +586,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
         upper_excess = std::max(upper_excess, excess);
       }
     }
-    const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes + 2 * upper_excess;
+    const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes + kLateUpperRewrites * upper_excess;
     plan.last_bytes_per_key = keys > 0 ? (builtin - margin - others) / keys : 0;
   }
   plan.builtin_bytes = builtin;

@@ -243,6 +243,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   static constexpr int kBudgetBisections = 40;
   static constexpr int kCheIterations = 8;
   static constexpr double kMaxCarryBlocks = 4;
+  // Upper-level rewrites that may end after the last level's last file:
+  // compactions run side by side (max_background_jobs, 2 by default).
+  static constexpr double kLateUpperRewrites = 2;
   static constexpr double kMinMissProbability = 1.0 / 1024;
 
   struct CacheOptions {
