@@ -22,6 +22,12 @@ namespace linebloom {
 FilterBuilder::FilterBuilder(const FilterOptions& options)
     : options_(options), bits_per_key_(options.EffectiveBitsPerKey()) {}
 
+void FilterBuilder::SetBitsPerKey(double bits_per_key) {
+  options_.bits_per_key = bits_per_key;
+  bits_per_key_ = options_.EffectiveBitsPerKey();
+  probes_by_keys_.clear();
+}
+
 int FilterBuilder::ProbesForKeys(size_t num_keys) {
   if (options_.num_probes != 0) return ProbesFor(options_, num_keys);
   auto [it, inserted] = probes_by_keys_.try_emplace(num_keys, 0);

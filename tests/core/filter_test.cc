@@ -132,6 +132,25 @@ TEST(FilterTest, ProbesAreChosenForTheBlockedFilterAndCanBeForced) {
   EXPECT_EQ(MustParse(bytes).num_probes(), 3);
 }
 
+// Resizing after the keys are in builds what a builder made with the new
+// bits builds; forced probes stay forced.
+TEST(FilterTest, SetBitsPerKeyEqualsBuildingWithThoseBits) {
+  FilterBuilder resized({.bits_per_key = 10});
+  FilterBuilder direct({.bits_per_key = 27.5});
+  for (int i = 0; i < 5000; ++i) {
+    resized.AddKey(std::to_string(i));
+    direct.AddKey(std::to_string(i));
+  }
+  resized.SetBitsPerKey(27.5);
+  EXPECT_EQ(resized.num_probes(), direct.num_probes());
+  EXPECT_EQ(resized.Finish(), direct.Finish());
+  FilterBuilder forced({.bits_per_key = 10, .num_probes = 3});
+  forced.AddKey("x");
+  forced.SetBitsPerKey(20);
+  EXPECT_EQ(forced.num_probes(), 3);
+  EXPECT_EQ(MustParse(forced.Finish()).num_blocks(), 1u);
+}
+
 TEST(FilterTest, FalsePositiveRateSizing) {
   const FilterOptions options = FilterOptions::ForFalsePositiveRate(0.01);
   EXPECT_GT(options.bits_per_key, 9.0);

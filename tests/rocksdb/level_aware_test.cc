@@ -674,6 +674,42 @@ TEST(RocksdbLevelAwareBooks, TrackedTreeStaysWithinTheBuiltinsBytes) {
   EXPECT_GT(plan->real_bytes, plan->builtin_bytes - 444.0 * 64);
 }
 
+// A file that cannot move down unrewritten -- an upper level's, overlapping
+// a recorded file of the level below -- gets its level's own bits once its
+// key range is known, from the plan without the shared constraint with the
+// file recorded; one that could move keeps the bits it was created with.
+// Toy tree: L4's 4 files cover a quarter of the key space; a new L4 file
+// spanning all of it raises L4's coverage, and so its bits, above the
+// shared bits of L4 and L5.
+TEST(RocksdbLevelAwareBooks, PinnedUpperFileGetsItsLevelsOwnBits) {
+  auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  BuildToyTree(bits.get());
+  const auto plan = bits->StablePlan("default");
+  ASSERT_TRUE(plan);
+  const double shared = plan->bits_per_key[1];
+  ASSERT_EQ(shared, plan->bits_per_key[2]);
+  const auto key = BigEndianKey;
+  constexpr uint64_t kToySpace = uint64_t{1} << 40;
+  // Spans the key space: overlaps L5's files, so it is pinned.
+  const std::optional<double> wide = bits->BitsAtFinish("default", 4, key(0), key(kToySpace - 1), 1280);
+  ASSERT_TRUE(wide);
+  EXPECT_GT(*wide, shared + 2);
+  // An L5 file (pinned by L6) gets L5's own bits: fewer than L4's.
+  const std::optional<double> l5 = bits->BitsAtFinish("default", 5, key(0), key(kToySpace / 40 - 1), 1280);
+  ASSERT_TRUE(l5);
+  EXPECT_LT(*l5, *wide);
+  // Past every recorded L5 file: it may move down, no change.
+  EXPECT_FALSE(bits->BitsAtFinish("default", 4, key(2 * kToySpace), key(3 * kToySpace), 1280));
+  // The last level and L0 are sized when created.
+  EXPECT_FALSE(bits->BitsAtFinish("default", 6, key(0), key(kToySpace / 400 - 1), 1280));
+  EXPECT_FALSE(bits->BitsAtFinish("default", 0, key(0), key(kToySpace - 1), 1280));
+  EXPECT_FALSE(bits->BitsAtFinish("other", 4, key(0), key(kToySpace - 1), 1280));
+  // Asking records nothing: the plan is unchanged.
+  const auto again = bits->StablePlan("default");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->bits_per_key, plan->bits_per_key);
+}
+
 // Stale records: a tree whose upper levels drained after their files were
 // recorded (compacted down with no replacement at their level), as when
 // writes stop. L6 covers the key space in 400 files; L5's records cover it

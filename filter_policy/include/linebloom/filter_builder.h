@@ -37,6 +37,11 @@ class FilterBuilder {
   // added just before it (each counts as a key). Cheaper per key than AddHash.
   void AddDistinctHashes(std::span<const uint64_t> hashes);
 
+  // Changes the bits per key of the filter being built; the keys added so
+  // far stay, and the probes follow the new bits unless options() fixes
+  // them. For a caller that sizes a filter only once it has seen its keys
+  // (a level-aware policy learning a file's key range).
+  void SetBitsPerKey(double bits_per_key);
   // Distinct keys added since construction or the last Finish.
   size_t NumKeys() const { return num_keys_; }
   // Reserves memory for `n` keys in all (8 bytes each), at most 2 MiB

@@ -156,6 +156,11 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 
 size_t LinebloomBitsBuilder::ApproximateNumEntries(size_t bytes) { return MaxKeysFor(bytes, bits_per_key_); }
 
+void LinebloomBitsBuilder::SetBitsPerKey(double bits_per_key) {
+  builder_.SetBitsPerKey(bits_per_key);
+  bits_per_key_ = builder_.options().EffectiveBitsPerKey();
+}
+
 size_t LinebloomBitsBuilder::CalculateSpace(size_t num_entries) { return FilterBytesFor(num_entries, bits_per_key_); }
 
 double LinebloomBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {

@@ -45,6 +45,10 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // the entry before it (AddDistinctHashes relies on that).
   size_t EstimateEntriesAdded() override { return builder_.NumKeys() + num_staged_; }
 
+  // The bits per key of the filter being built (FilterBuilder::SetBitsPerKey).
+  void SetBitsPerKey(double bits_per_key);
+  double bits_per_key() const { return bits_per_key_; }
+
   // The filter: 64 bytes per block plus the trailer, 64-byte aligned in *buf.
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status, not an exception

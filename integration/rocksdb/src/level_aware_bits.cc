@@ -59,7 +59,11 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   ObservingBitsBuilder(std::shared_ptr<LevelAwareBits> owner, std::string column_family, int level,
                        std::unique_ptr<LinebloomBitsBuilder> inner)
-      : owner_(std::move(owner)), column_family_(std::move(column_family)), level_(level), inner_(std::move(inner)) {}
+      : owner_(std::move(owner)),
+        column_family_(std::move(column_family)),
+        level_(level),
+        inner_(std::move(inner)),
+        created_bits_(inner_->bits_per_key()) {}
 
   void AddKey(const ::rocksdb::Slice& key) override {
     Record(key);
@@ -74,12 +78,14 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
     const size_t keys = inner_->EstimateEntriesAdded();
+    SizeForKeyRange(keys);
     const ::rocksdb::Slice filter = inner_->Finish(buf);
     Report(keys, filter.size());
     return filter;
   }
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) override {
     const size_t keys = inner_->EstimateEntriesAdded();
+    SizeForKeyRange(keys);
     const ::rocksdb::Slice filter = inner_->Finish(buf, status);
     if (status == nullptr || status->ok()) Report(keys, filter.size());
     return filter;
@@ -101,6 +107,14 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
     any_ = true;
   }
 
+  // Before each Finish: a pinned file's own bits (BitsAtFinish), else the
+  // bits it was created with (a partition after a pinned one gets them back).
+  void SizeForKeyRange(size_t keys) {
+    if (!any_ || keys == 0) return;
+    const std::optional<double> bits = owner_->BitsAtFinish(column_family_, level_, smallest_, largest_, keys);
+    inner_->SetBitsPerKey(bits ? *bits : created_bits_);
+  }
+
   // After each Finish (the inner builder then starts the next filter, a
   // partition; so does our range). `keys` was counted before Finish.
   void Report(size_t keys, size_t filter_bytes) {
@@ -114,6 +128,7 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   std::string column_family_;
   int level_;
   std::unique_ptr<LinebloomBitsBuilder> inner_;
+  const double created_bits_;
   bool any_ = false;
   std::string smallest_, largest_;
 };
@@ -343,7 +358,7 @@ bool LevelAwareBits::StableLocked(const ColumnFamily& cf) const {
          CoverageLocked(cf, cf.deepest) >= kStableCoverage;
 }
 
-std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const ColumnFamily& cf) const {
+std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const ColumnFamily& cf, bool move_safe) const {
   if (!StableLocked(cf)) return std::nullopt;
   const int s = cf.shallowest, d = cf.deepest;
   const size_t num_runs = static_cast<size_t>(d - s + 2);
@@ -449,8 +464,10 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       const double largest = *std::max_element(p.weights.begin(), p.weights.end());
       std::vector<double> normalized(p.weights);
       for (double& w : normalized) w /= largest;
-      // Move-safe (see "Trivial moves in the tracked tree").
-      p.allocation = MoveSafeAllocation(n, normalized, average);
+      // Move-safe (see "Trivial moves in the tracked tree"), or per run for
+      // a pinned file (BitsAtFinish).
+      p.allocation =
+          move_safe ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];
@@ -609,18 +626,7 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
   ++cf.observations;
   cf.key_bytes += static_cast<double>(smallest.size() + largest.size());
   cf.key_samples += 2;
-  if (level > 0) {
-    // Live files of a level do not overlap: a recorded file the new one
-    // overlaps was an input of the compaction that wrote it.
-    auto& files = cf.live[level];
-    auto it = files.upper_bound(smallest);
-    if (it != files.begin()) {
-      auto prev = std::prev(it);
-      if (std::string_view(prev->second.largest) >= smallest) it = prev;
-    }
-    while (it != files.end() && std::string_view(it->first) <= largest) it = files.erase(it);
-    files.emplace(std::string(smallest), Live{std::string(largest), keys, filter_bytes});
-  }
+  if (level > 0) cf.RecordLive(level, smallest, largest, keys, filter_bytes);
   if (level > 0 && level == cf.deepest && cf.plan && cf.plan->last_bytes_per_key > 0) {
     const double limit = kMaxCarryBlocks * kFilterBlockBytes;
     cf.carry_bytes = std::clamp(
@@ -645,6 +651,58 @@ void LevelAwareBits::ObserveFilter(const std::string& column_family, int level, 
     spend.budget -= spend.recent.front().second;
     spend.recent.pop_front();
   }
+}
+
+namespace {
+
+// The first recorded file of `files` (by smallest key) that may overlap a
+// range starting at `smallest`: the one before it, if that one reaches it.
+template <typename Files>
+auto FirstOverlapCandidate(Files& files, std::string_view smallest) {
+  auto it = files.upper_bound(smallest);
+  if (it != files.begin()) {
+    auto prev = std::prev(it);
+    if (std::string_view(prev->second.largest) >= smallest) it = prev;
+  }
+  return it;
+}
+
+}  // namespace
+
+void LevelAwareBits::ColumnFamily::RecordLive(int level, std::string_view file_smallest, std::string_view file_largest,
+                                              uint64_t keys, uint64_t bytes) {
+  auto& files = live[level];
+  auto it = FirstOverlapCandidate(files, file_smallest);
+  while (it != files.end() && std::string_view(it->first) <= file_largest) it = files.erase(it);
+  files.emplace(std::string(file_smallest), Live{std::string(file_largest), keys, bytes});
+}
+
+bool LevelAwareBits::ColumnFamily::OverlapsLive(int level, std::string_view file_smallest,
+                                                std::string_view file_largest) const {
+  auto found = live.find(level);
+  if (found == live.end()) return false;
+  auto it = FirstOverlapCandidate(found->second, file_smallest);
+  return it != found->second.end() && std::string_view(it->first) <= file_largest;
+}
+
+std::optional<double> LevelAwareBits::BitsAtFinish(const std::string& column_family, int level,
+                                                   std::string_view smallest, std::string_view largest, uint64_t keys) {
+  if (level < 1 || keys == 0 || largest < smallest) return std::nullopt;
+  MutexLock lock(&mutex_);
+  auto found = column_families_.find(column_family);
+  if (found == column_families_.end()) return std::nullopt;
+  const ColumnFamily& cf = found->second;
+  if (level < cf.shallowest || level >= cf.deepest || !StableLocked(cf)) return std::nullopt;
+  if (!cf.OverlapsLive(level + 1, smallest, largest)) return std::nullopt;  // may still move down
+  // The plan with this file recorded, as ObserveFilter will record it.
+  ColumnFamily with_file = cf;
+  with_file.WidenKeySpace(smallest, largest);
+  with_file.RecordLive(level, smallest, largest, keys, FilterBytesFor(keys, average_bits_per_key_));
+  const std::optional<Plan> plan = ComputePlanLocked(with_file, /*move_safe=*/false);
+  if (!plan) return std::nullopt;
+  const double bits = plan->bits_per_key[static_cast<size_t>(1 + level - cf.shallowest)];
+  if (bits <= 0) return std::nullopt;
+  return bits;
 }
 
 void LevelAwareBits::ColumnFamily::WidenKeySpace(std::string_view file_smallest, std::string_view file_largest) {

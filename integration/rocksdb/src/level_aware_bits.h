@@ -149,6 +149,18 @@
 // own per level each such file would carry the smaller level's higher bits
 // down, over the plan's bytes. On refiltered trees, where nothing moves,
 // sharing costs a few points of the best reduction in false positives.
+// Files that cannot move. RocksDB moves a file down unrewritten only when
+// it overlaps no file of the next level, and the policy knows the file's
+// key range once its keys are in, before the filter is sized. So at Finish
+// (BitsAtFinish) a file of an upper level whose range overlaps a recorded
+// file of the level below is pinned: it gets its level's own bits, from the
+// plan without the shared constraint, computed with the file itself
+// recorded. That matters most for the base level, which in a live tree is
+// often empty until it is written to, when its few files span the whole key
+// space: every lookup consults them, and the shared bits (and the coverage
+// recorded before they existed) would give them a tenth of what they are
+// worth. (A pinned file still moves if the files below it are compacted
+// away first without a replacement; a small level's files are few.)
 //
 // Whole blocks per file. Each filter takes whole 64-byte blocks, and with a
 // fixed target file size the files of a level hold nearly the same number of
@@ -308,6 +320,15 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   void ObserveFilter(const std::string& column_family, int level, std::string_view smallest, std::string_view largest,
                      uint64_t keys, uint64_t filter_bytes);
 
+  // The bits per key for a filter of `keys` keys, bytewise
+  // smallest..largest, about to be finished in a file created at `level` of
+  // `column_family`, when it is pinned (see "Files that cannot move"):
+  // stable mode, an upper level, and a recorded file of the level below
+  // overlaps it. nullopt otherwise (the file keeps the bits it was created
+  // with). Thread-safe.
+  std::optional<double> BitsAtFinish(const std::string& column_family, int level, std::string_view smallest,
+                                     std::string_view largest, uint64_t keys);
+
   // Replaces the recorded live files of `column_family` at levels >= 1 by
   // `files`, the DB's own list (LinebloomFilterPolicy::SyncLiveFiles); the
   // next file gets a fresh plan. Files without filter entries are skipped.
@@ -393,6 +414,13 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
 
     // A file of keys smallest..largest: the key space grows to hold it.
     void WidenKeySpace(std::string_view file_smallest, std::string_view file_largest);
+    // Records a file built at `level` >= 1: recorded files of that level it
+    // overlaps leave (live files of a level never overlap, so they were the
+    // inputs of the compaction that wrote it).
+    void RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                    uint64_t bytes);
+    // Whether a recorded file of `level` overlaps file_smallest..file_largest.
+    bool OverlapsLive(int level, std::string_view file_smallest, std::string_view file_largest) const;
     // A file at non-L0 `level`: the shape estimate's levels grow to hold it.
     void SeeLevel(int level) {
       shallowest = shallowest < 0 ? level : std::min(shallowest, level);
@@ -409,7 +437,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
 
   bool StableLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
-  std::optional<Plan> ComputePlanLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
+  // move_safe: levels s..D-1 share their bits (MoveSafeAllocation); else
+  // each run gets its own (AllocateBitsPerRun).
+  std::optional<Plan> ComputePlanLocked(const ColumnFamily& cf, bool move_safe = true) const LINEBLOOM_REQUIRES(mutex_);
   double CoverageLocked(const ColumnFamily& cf, int level) const LINEBLOOM_REQUIRES(mutex_);
 
   const double average_bits_per_key_;
