@@ -453,7 +453,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     std::vector<double> weights, miss;
     double cost = 0;
   };
-  auto fixed_point = [&](double average, std::vector<double> miss, size_t forced) {
+  auto fixed_point = [&](double average, std::vector<double> miss, size_t forced, bool shared_middle) {
     Point p;
     p.weights = coverage;
     const int rounds = cache_aware ? kCheIterations : 1;
@@ -467,7 +467,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       // Move-safe (see "Trivial moves in the tracked tree"), or per run for
       // a pinned file (BitsAtFinish).
       p.allocation =
-          move_safe ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
+          shared_middle ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];
@@ -483,16 +483,17 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     p.miss = miss;
     return p;
   };
-  auto allocate = [&](double average, std::vector<double>* weights_out, std::vector<double>* miss_out) {
+  auto allocate = [&](double average, bool shared_middle, std::vector<double>* weights_out,
+                      std::vector<double>* miss_out) {
     // Two starts: every false positive a miss (the cache-oblivious optimum),
     // and the misses of a tree without filters (every covered level read on
     // every lookup: small levels hot and cached). The two can settle in
     // different fixed points -- a level given many bits is read rarely, so
     // its blocks are cold and its weight stays high; given few, it is read
     // often, cached and cheap -- and the cheaper one is kept.
-    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0), 0);
+    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0), 0, shared_middle);
     if (cache_aware) {
-      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks), 0);
+      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks), 0, shared_middle);
       if (other.cost < best.cost) best = std::move(other);
       // And the cached fixed points the iteration cannot reach from either
       // start (a level is cached only once it has few bits, and it gets few
@@ -505,7 +506,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
         if (held > capacity_blocks) break;
         std::vector<double> start(num_runs, 1.0);
         for (size_t run = 0; run < num_runs; ++run) start[run] = forced_cached[run] < p ? kMinMissProbability : 1.0;
-        Point forced = fixed_point(average, start, p);
+        Point forced = fixed_point(average, start, p, shared_middle);
         if (forced.cost < best.cost) best = std::move(forced);
       }
     }
@@ -534,15 +535,32 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // over-estimate of a small L0, so its high bits never push the tree over.
   const auto l0_keys = entries[0] > 0 ? n[0] : 0;
   if (l0_keys > 0) builtin += static_cast<double>(BuiltinFilterBytes(l0_keys, average_bits_per_key_));
-  auto real_bytes = [&](const std::vector<double>& bits) {
-    double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;
+  // The bits a recorded file is booked at: an upper-level file that
+  // overlaps a recorded file of the level below is pinned and got its
+  // level's own bits (`own_bits`, BitsAtFinish), the others the plan's.
+  std::vector<double> own_bits;
+  std::map<int, std::vector<bool>> pinned;  // by level, in the records' order
+  for (const auto& [level, files] : cf.live) {
+    std::vector<bool>& flags = pinned[level];
+    for (const auto& [smallest, file] : files) {
+      flags.push_back(level >= s && level < d && cf.OverlapsLive(level + 1, smallest, file.largest));
+    }
+  }
+  // Calls f(level, file, bits it is booked at) for each recorded file at levels s..d.
+  auto for_each_booked = [&](const std::vector<double>& bits, auto f) {
     for (const auto& [level, files] : cf.live) {
       if (level < s || level > d) continue;
-      const double b = bits[static_cast<size_t>(1 + level - s)];
-      for (const auto& [smallest, file] : files) {
-        sum += b > 0 ? scale_of(level) * static_cast<double>(FilterBytesFor(file.keys, b)) : 0.0;
-      }
+      const auto run = static_cast<size_t>(1 + level - s);
+      const std::vector<bool>& flags = pinned[level];
+      size_t i = 0;
+      for (const auto& [smallest, file] : files) f(level, file, flags[i++] ? own_bits[run] : bits[run]);
     }
+  };
+  auto real_bytes = [&](const std::vector<double>& bits) {
+    double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;
+    for_each_booked(bits, [&](int level, const Live& file, double b) {
+      sum += b > 0 ? scale_of(level) * static_cast<double>(FilterBytesFor(file.keys, b)) : 0.0;
+    });
     return sum;
   };
   double recorded_keys = 0;
@@ -561,7 +579,8 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
                        0.5 * average_bits_per_key_, 1.5 * average_bits_per_key_)
           : average_bits_per_key_;
   Plan plan;
-  plan.bits_per_key = allocate(average, &plan.weights, &plan.miss);
+  plan.bits_per_key = allocate(average, move_safe, &plan.weights, &plan.miss);
+  own_bits = move_safe ? allocate(average, false, nullptr, nullptr) : plan.bits_per_key;
   // The last level's bits: the largest (by bisection) whose real bytes, with
   // the other levels' at their bits, stay within the built-in's.
   if (auto deepest = cf.live.find(d); deepest != cf.live.end() && recorded_keys > 0) {
@@ -593,16 +612,12 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     // bytes for it bounds one such rewrite, and kLateUpperRewrites may end
     // after the last level's last file.
     double upper_excess = 0;
-    for (const auto& [level, recorded] : cf.live) {
-      if (level < s || level >= d) continue;
-      const double b = plan.bits_per_key[static_cast<size_t>(1 + level - s)];
-      if (b <= 0) continue;
-      for (const auto& [smallest, file] : recorded) {
-        const double excess = static_cast<double>(FilterBytesFor(file.keys, b)) -
-                              static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
-        upper_excess = std::max(upper_excess, excess);
-      }
-    }
+    for_each_booked(plan.bits_per_key, [&](int level, const Live& file, double b) {
+      if (level >= d || b <= 0) return;
+      const double excess = static_cast<double>(FilterBytesFor(file.keys, b)) -
+                            static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key_));
+      upper_excess = std::max(upper_excess, excess);
+    });
     const double margin = (kMaxCarryBlocks + 1) * kFilterBlockBytes + kLateUpperRewrites * upper_excess;
     plan.last_bytes_per_key = keys > 0 ? (builtin - margin - others) / keys : 0;
   }

@@ -155,12 +155,15 @@
 // (BitsAtFinish) a file of an upper level whose range overlaps a recorded
 // file of the level below is pinned: it gets its level's own bits, from the
 // plan without the shared constraint, computed with the file itself
-// recorded. That matters most for the base level, which in a live tree is
-// often empty until it is written to, when its few files span the whole key
-// space: every lookup consults them, and the shared bits (and the coverage
-// recorded before they existed) would give them a tenth of what they are
-// worth. (A pinned file still moves if the files below it are compacted
-// away first without a replacement; a small level's files are few.)
+// recorded. That matters most for the small upper levels, whose own bits
+// are far above the shared ones when lookups reach them often (a base
+// level whose few files span the key space: the shared bits gave such
+// files 14 bits per key where the tree's bound gives 27). The plan books
+// each recorded upper-level file that overlaps the level below at its
+// level's own bits, the others at the shared bits, so the last level's
+// share of the bytes counts what the upper levels really take. (A pinned
+// file still moves if the files below it are compacted away first without
+// a replacement; a small level's files are few.)
 //
 // Whole blocks per file. Each filter takes whole 64-byte blocks, and with a
 // fixed target file size the files of a level hold nearly the same number of
