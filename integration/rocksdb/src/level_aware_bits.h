@@ -147,8 +147,9 @@
 // level can arrive by trivial moves from the level above (most of L5 on the
 // 2 M-key fills of bench/rocksdb/level_aware_live.sh), and with bits of its
 // own per level each such file would carry the smaller level's higher bits
-// down, over the plan's bytes. On refiltered trees, where nothing moves,
-// sharing costs a few points of the best reduction in false positives.
+// down, over the plan's bytes. Sharing gives up the bits a small upper
+// level reached by many lookups is worth, so it is kept only for files that
+// can move.
 // Files that cannot move. RocksDB moves a file down unrewritten only when
 // it overlaps no file of the next level, and the policy knows the file's
 // key range once its keys are in, before the filter is sized. So at Finish
