@@ -23,6 +23,8 @@ FilterBuilder::FilterBuilder(const FilterOptions& options)
     : options_(options), bits_per_key_(options.EffectiveBitsPerKey()) {}
 
 void FilterBuilder::SetBitsPerKey(double bits_per_key) {
+  // Unchanged: the probes remembered per key count stay valid.
+  if (bits_per_key == options_.bits_per_key) return;
   options_.bits_per_key = bits_per_key;
   bits_per_key_ = options_.EffectiveBitsPerKey();
   probes_by_keys_.clear();
