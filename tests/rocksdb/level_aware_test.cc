@@ -708,6 +708,15 @@ TEST(RocksdbLevelAwareBooks, PinnedUpperFileGetsItsLevelsOwnBits) {
   const auto again = bits->StablePlan("default");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->bits_per_key, plan->bits_per_key);
+  // The plan books the recorded files as they are sized: every L4 and L5
+  // file overlaps the level below, so at their levels' own bits; L6 at its.
+  ASSERT_EQ(plan->own_bits_per_key.size(), 4u);
+  EXPECT_NE(plan->own_bits_per_key[1], shared);
+  const double booked = 4.0 * FilterBytesFor(1280, plan->own_bits_per_key[1]) +
+                        40.0 * FilterBytesFor(1280, plan->own_bits_per_key[2]) +
+                        400.0 * FilterBytesFor(1280, plan->bits_per_key[3]);
+  EXPECT_DOUBLE_EQ(plan->real_bytes, booked);
+  EXPECT_LE(plan->real_bytes, plan->builtin_bytes);
 }
 
 // Stale records: a tree whose upper levels drained after their files were

@@ -593,6 +593,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     plan.bits_per_key.back() = lo >= 1 ? lo : plan.bits_per_key.back();
   }
   const double bytes = real_bytes(plan.bits_per_key);
+  plan.own_bits_per_key = own_bits;
   plan.shallowest = s;
   plan.average = average;
   plan.entries = entries;

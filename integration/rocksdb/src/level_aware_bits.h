@@ -297,6 +297,9 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   struct Plan {
     int shallowest = -1;
     std::vector<double> bits_per_key, weights, entries, miss;
+    // Per run, the bits of an upper-level file that cannot move (its
+    // level's own, BitsAtFinish), at which such recorded files are booked.
+    std::vector<double> own_bits_per_key;
     double average = 0;        // the nominal average A solved for
     double real_bytes = 0;     // predicted for the recorded files
     double builtin_bytes = 0;  // the built-in's for the same files
