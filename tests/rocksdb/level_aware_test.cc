@@ -719,6 +719,35 @@ TEST(RocksdbLevelAwareBooks, PinnedUpperFileGetsItsLevelsOwnBits) {
   EXPECT_LE(plan->real_bytes, plan->builtin_bytes);
 }
 
+// Through the observing builder RocksDB gets: an L4 file whose first
+// partition spans L5's records is sized at L4's own bits, and so is its
+// second partition, past every record (one file, one decision); a file that
+// overlaps nothing below keeps the bits it was created with.
+TEST(RocksdbLevelAwareBooks, ObservedBuilderSizesAPinnedFileAtFinish) {
+  auto bits = std::make_shared<LevelAwareBits>(10, 0, 10);
+  BuildToyTree(bits.get());
+  const auto key = BigEndianKey;
+  constexpr uint64_t kToySpace = uint64_t{1} << 40;
+  auto finish = [](::rocksdb::FilterBitsBuilder& b, uint64_t from, uint64_t to) {
+    for (uint64_t i = 0; i < 1280; ++i) b.AddKey(BigEndianKey(from + (to - from) / 1280 * i));
+    std::unique_ptr<const char[]> buf;
+    return b.Finish(&buf).size();
+  };
+  const double created = 10;
+  auto observed = [&] {
+    return bits->Observed(Context(4).context,
+                          std::make_unique<LinebloomBitsBuilder>(FilterOptions{.bits_per_key = created}, false));
+  };
+  const std::optional<double> own = bits->BitsAtFinish("default", 4, key(0), key(kToySpace - 1), 1280);
+  ASSERT_TRUE(own);
+  ASSERT_GT(FilterBytesFor(1280, *own), FilterBytesFor(1280, created));
+  auto pinned = observed();
+  EXPECT_EQ(finish(*pinned, 0, kToySpace - 1), FilterBytesFor(1280, *own));
+  EXPECT_EQ(finish(*pinned, 2 * kToySpace, 3 * kToySpace), FilterBytesFor(1280, *own));
+  auto movable = observed();
+  EXPECT_EQ(finish(*movable, 2 * kToySpace, 3 * kToySpace), FilterBytesFor(1280, created));
+}
+
 // Stale records: a tree whose upper levels drained after their files were
 // recorded (compacted down with no replacement at their level), as when
 // writes stop. L6 covers the key space in 400 files; L5's records cover it

@@ -108,11 +108,13 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   }
 
   // Before each Finish: a pinned file's own bits (BitsAtFinish), else the
-  // bits it was created with (a partition after a pinned one gets them back).
+  // bits it was created with. The partitions of a partitioned filter are
+  // one file: once one is pinned, the rest get its bits without another
+  // plan (one plan per file, not per partition).
   void SizeForKeyRange(size_t keys) {
     if (!any_ || keys == 0) return;
-    const std::optional<double> bits = owner_->BitsAtFinish(column_family_, level_, smallest_, largest_, keys);
-    inner_->SetBitsPerKey(bits ? *bits : created_bits_);
+    if (!pinned_bits_) pinned_bits_ = owner_->BitsAtFinish(column_family_, level_, smallest_, largest_, keys);
+    inner_->SetBitsPerKey(pinned_bits_ ? *pinned_bits_ : created_bits_);
   }
 
   // After each Finish (the inner builder then starts the next filter, a
@@ -129,6 +131,7 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   int level_;
   std::unique_ptr<LinebloomBitsBuilder> inner_;
   const double created_bits_;
+  std::optional<double> pinned_bits_;  // once a partition of the file is pinned
   bool any_ = false;
   std::string smallest_, largest_;
 };
