@@ -456,7 +456,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     std::vector<double> weights, miss;
     double cost = 0;
   };
-  auto fixed_point = [&](double average, std::vector<double> miss, size_t forced, bool shared_middle) {
+  auto fixed_point = [&](double average, std::vector<double> miss, size_t forced, bool move_safe_run) {
     Point p;
     p.weights = coverage;
     const int rounds = cache_aware ? kCheIterations : 1;
@@ -470,7 +470,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       // Move-safe (see "Trivial moves in the tracked tree"), or per run for
       // a pinned file (BitsAtFinish).
       p.allocation =
-          shared_middle ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
+          move_safe_run ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];
@@ -486,7 +486,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     p.miss = miss;
     return p;
   };
-  auto allocate = [&](double average, bool shared_middle, std::vector<double>* weights_out,
+  auto allocate = [&](double average, bool move_safe_run, std::vector<double>* weights_out,
                       std::vector<double>* miss_out) {
     // Two starts: every false positive a miss (the cache-oblivious optimum),
     // and the misses of a tree without filters (every covered level read on
@@ -494,9 +494,9 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     // different fixed points -- a level given many bits is read rarely, so
     // its blocks are cold and its weight stays high; given few, it is read
     // often, cached and cheap -- and the cheaper one is kept.
-    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0), 0, shared_middle);
+    Point best = fixed_point(average, std::vector<double>(num_runs, 1.0), 0, move_safe_run);
     if (cache_aware) {
-      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks), 0, shared_middle);
+      Point other = fixed_point(average, CheMissProbabilities(blocks, coverage, capacity_blocks), 0, move_safe_run);
       if (other.cost < best.cost) best = std::move(other);
       // And the cached fixed points the iteration cannot reach from either
       // start (a level is cached only once it has few bits, and it gets few
@@ -509,7 +509,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
         if (held > capacity_blocks) break;
         std::vector<double> start(num_runs, 1.0);
         for (size_t run = 0; run < num_runs; ++run) start[run] = forced_cached[run] < p ? kMinMissProbability : 1.0;
-        Point forced = fixed_point(average, start, p, shared_middle);
+        Point forced = fixed_point(average, start, p, move_safe_run);
         if (forced.cost < best.cost) best = std::move(forced);
       }
     }
@@ -538,16 +538,13 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // over-estimate of a small L0, so its high bits never push the tree over.
   const auto l0_keys = entries[0] > 0 ? n[0] : 0;
   if (l0_keys > 0) builtin += static_cast<double>(BuiltinFilterBytes(l0_keys, average_bits_per_key_));
-  // The bits a recorded file is booked at: an upper-level file that
-  // overlaps a recorded file of the level below is pinned and got its
-  // level's own bits (`own_bits`, BitsAtFinish), the others the plan's.
-  std::vector<double> own_bits;
+  // The bits a recorded file is booked at: a pinned one got its level's
+  // own bits (plan.own_bits_per_key, BitsAtFinish), the others the plan's.
+  Plan plan;
   std::map<int, std::vector<bool>> pinned;  // by level, in the records' order
   for (const auto& [level, files] : cf.live) {
     std::vector<bool>& flags = pinned[level];
-    for (const auto& [smallest, file] : files) {
-      flags.push_back(level >= s && level < d && cf.OverlapsLive(level + 1, smallest, file.largest));
-    }
+    for (const auto& [smallest, file] : files) flags.push_back(cf.Pinned(level, smallest, file.largest));
   }
   // Calls f(level, file, bits it is booked at) for each recorded file at levels s..d.
   auto for_each_booked = [&](const std::vector<double>& bits, auto f) {
@@ -556,7 +553,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       const auto run = static_cast<size_t>(1 + level - s);
       const std::vector<bool>& flags = pinned[level];
       size_t i = 0;
-      for (const auto& [smallest, file] : files) f(level, file, flags[i++] ? own_bits[run] : bits[run]);
+      for (const auto& [smallest, file] : files) f(level, file, flags[i++] ? plan.own_bits_per_key[run] : bits[run]);
     }
   };
   auto real_bytes = [&](const std::vector<double>& bits) {
@@ -581,9 +578,8 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
           ? std::clamp((builtin - files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0)) * 8 / recorded_keys,
                        0.5 * average_bits_per_key_, 1.5 * average_bits_per_key_)
           : average_bits_per_key_;
-  Plan plan;
   plan.bits_per_key = allocate(average, move_safe, &plan.weights, &plan.miss);
-  own_bits = move_safe ? allocate(average, false, nullptr, nullptr) : plan.bits_per_key;
+  plan.own_bits_per_key = move_safe ? allocate(average, false, nullptr, nullptr) : plan.bits_per_key;
   // The last level's bits: the largest (by bisection) whose real bytes, with
   // the other levels' at their bits, stay within the built-in's.
   if (auto deepest = cf.live.find(d); deepest != cf.live.end() && recorded_keys > 0) {
@@ -596,7 +592,6 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
     plan.bits_per_key.back() = lo >= 1 ? lo : plan.bits_per_key.back();
   }
   const double bytes = real_bytes(plan.bits_per_key);
-  plan.own_bits_per_key = own_bits;
   plan.shallowest = s;
   plan.average = average;
   plan.entries = entries;
@@ -696,9 +691,10 @@ void LevelAwareBits::ColumnFamily::RecordLive(int level, std::string_view file_s
   files.emplace(std::string(file_smallest), Live{std::string(file_largest), keys, bytes});
 }
 
-bool LevelAwareBits::ColumnFamily::OverlapsLive(int level, std::string_view file_smallest,
-                                                std::string_view file_largest) const {
-  auto found = live.find(level);
+bool LevelAwareBits::ColumnFamily::Pinned(int level, std::string_view file_smallest,
+                                          std::string_view file_largest) const {
+  if (level < shallowest || level >= deepest) return false;  // L0, the last level
+  auto found = live.find(level + 1);
   if (found == live.end()) return false;
   auto it = FirstOverlapCandidate(found->second, file_smallest);
   return it != found->second.end() && std::string_view(it->first) <= file_largest;
@@ -711,8 +707,7 @@ std::optional<double> LevelAwareBits::BitsAtFinish(const std::string& column_fam
   auto found = column_families_.find(column_family);
   if (found == column_families_.end()) return std::nullopt;
   const ColumnFamily& cf = found->second;
-  if (level < cf.shallowest || level >= cf.deepest || !StableLocked(cf)) return std::nullopt;
-  if (!cf.OverlapsLive(level + 1, smallest, largest)) return std::nullopt;  // may still move down
+  if (!cf.Pinned(level, smallest, largest) || !StableLocked(cf)) return std::nullopt;
   // The plan with this file recorded, as ObserveFilter will record it.
   ColumnFamily with_file = cf;
   with_file.WidenKeySpace(smallest, largest);

@@ -426,8 +426,10 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
     // inputs of the compaction that wrote it).
     void RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
                     uint64_t bytes);
-    // Whether a recorded file of `level` overlaps file_smallest..file_largest.
-    bool OverlapsLive(int level, std::string_view file_smallest, std::string_view file_largest) const;
+    // Whether a file file_smallest..file_largest at `level` is pinned: an
+    // upper level's (shallowest..deepest-1) that overlaps a recorded file
+    // of the level below, so RocksDB cannot move it down unrewritten.
+    bool Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const;
     // A file at non-L0 `level`: the shape estimate's levels grow to hold it.
     void SeeLevel(int level) {
       shallowest = shallowest < 0 ? level : std::min(shallowest, level);
