@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 #include "block_probe.h"
@@ -28,6 +29,11 @@ void FilterBuilder::SetBitsPerKey(double bits_per_key) {
   options_.bits_per_key = bits_per_key;
   bits_per_key_ = options_.EffectiveBitsPerKey();
   probes_by_keys_.clear();
+}
+
+void FilterBuilder::SetLeadBytes(size_t lead_bytes) {
+  if (lead_bytes > kMaxLeadBytes) throw std::invalid_argument("FilterBuilder: more than 63 lead bytes");
+  lead_bytes_ = lead_bytes;
 }
 
 int FilterBuilder::ProbesForKeys(size_t num_keys) {
@@ -100,7 +106,7 @@ void FilterBuilder::AddDistinctHashes(std::span<const uint64_t> hashes) {
   }
 }
 
-size_t FilterBuilder::FinishedSize() const { return FilterBytesFor(num_keys_, bits_per_key_); }
+size_t FilterBuilder::FinishedSize() const { return lead_bytes_ + FilterBytesFor(num_keys_, bits_per_key_); }
 
 namespace {
 
@@ -250,9 +256,10 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   SealChunk();
   const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
   const int num_probes = ProbesForKeys(num_keys_);
-  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
-  internal::AdviseHugePages(bytes, out.size());
-  std::memset(bytes, 0, num_blocks * kFilterBlockBytes);
+  auto* const start = reinterpret_cast<unsigned char*>(out.data());
+  unsigned char* const bytes = start + lead_bytes_;  // the first block
+  internal::AdviseHugePages(start, out.size());
+  std::memset(start, 0, lead_bytes_ + num_blocks * kFilterBlockBytes);
   if (num_blocks > (internal::HugePagesEnabled() ? kPartitionAboveBlocksOnHugePages : kPartitionAboveBlocks)) {
     SetAllPartitioned(bytes, num_blocks, chunks_, num_keys_, num_probes);
   } else {
@@ -263,7 +270,11 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   internal::Trailer trailer;
   trailer.seed = options_.seed;
   trailer.num_probes = static_cast<uint8_t>(num_probes);
-  internal::EncodeTrailer(trailer, bytes, num_blocks * kFilterBlockBytes);
+  if (lead_bytes_ > 0) {
+    trailer.reserved = static_cast<uint8_t>(lead_bytes_);
+    trailer.version = internal::kFormatVersionWithLead;
+  }
+  internal::EncodeTrailer(trailer, start, lead_bytes_ + num_blocks * kFilterBlockBytes);
   // Keep the first chunk's memory: a builder reused for many small filters
   // (one per data block) then allocates nothing per filter.
   if (!chunks_.empty()) {

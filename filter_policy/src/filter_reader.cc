@@ -22,6 +22,7 @@ const char* ParseErrorMessage(ParseError error) {
     case ParseError::kBadProbes: return "number of probes out of range";
     case ParseError::kBadHashScheme: return "unknown hash scheme";
     case ParseError::kBadReservedField: return "reserved trailer field is not zero";
+    case ParseError::kBadLeadBytes: return "more than 63 lead bytes before the first block";
     case ParseError::kBadSize: return "filter body is not a whole number of 64-byte blocks";
     case ParseError::kTooManyBlocks: return "more than 2^32-1 blocks";
     case ParseError::kChecksumMismatch: return "checksum mismatch: filter is corrupt";
@@ -38,18 +39,22 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
   // The version is checked before any other field: a future version may
   // give every other byte a new meaning.
   const internal::Trailer t = internal::DecodeTrailer(bytes);
-  if (t.version != internal::kFormatVersion) return fail(ParseError::kUnsupportedVersion);
+  const bool has_lead = t.version == internal::kFormatVersionWithLead;
+  if (t.version != internal::kFormatVersion && !has_lead) return fail(ParseError::kUnsupportedVersion);
   if (t.hash_scheme != internal::kHashSchemeXxh3Fastrange) return fail(ParseError::kBadHashScheme);
   if (t.num_probes < kMinProbes || t.num_probes > kMaxProbes) return fail(ParseError::kBadProbes);
-  if (t.reserved != 0) return fail(ParseError::kBadReservedField);
-  const size_t body = bytes.size() - kFilterTrailerBytes;
+  if (!has_lead && t.reserved != 0) return fail(ParseError::kBadReservedField);
+  const size_t lead = has_lead ? t.reserved : 0;
+  if (lead > kMaxLeadBytes) return fail(ParseError::kBadLeadBytes);
+  if (bytes.size() - kFilterTrailerBytes < lead) return fail(ParseError::kBadSize);
+  const size_t body = bytes.size() - kFilterTrailerBytes - lead;
   if (body % kFilterBlockBytes != 0) return fail(ParseError::kBadSize);
   if (body / kFilterBlockBytes > kMaxFilterBlocks) return fail(ParseError::kTooManyBlocks);
   if (options.verify_checksum && internal::StoredChecksum(bytes) != internal::ComputeChecksum(bytes)) {
     return fail(ParseError::kChecksumMismatch);
   }
   reader->num_blocks_ = body / kFilterBlockBytes;
-  reader->blocks_ = reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data());
+  reader->blocks_ = reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data()) + lead;
   reader->num_probes_ = t.num_probes;
   reader->seed_ = t.seed;
   return {};

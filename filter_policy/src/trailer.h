@@ -6,11 +6,11 @@
 //   0      4    hash seed, little-endian
 //   4      1    number of probes k
 //   5      1    hash scheme (1 = XXH3-64, fastrange block, multiplicative probes)
-//   6      1    reserved, 0
-//   7      1    format version (1)
+//   6      1    version 1: reserved, 0; version 2: lead bytes L (0..63)
+//   7      1    format version (1, or 2 when the blocks follow L lead bytes)
 //   8      4    magic "LBLM" (0x4C 0x42 0x4C 0x4D)
 //   12     4    checksum: low 32 bits of XXH3-64 (seed 0) over every byte of
-//                the filter before it (blocks and trailer bytes 0..11),
+//                the filter before it (lead, blocks and trailer bytes 0..11),
 //                little-endian
 //
 // Internal header.
@@ -26,6 +26,9 @@
 namespace linebloom::internal {
 
 inline constexpr uint8_t kFormatVersion = 1;
+// Version 2 differs from 1 only in trailer byte 6: the length of a run of
+// zero bytes before the first block (FilterBuilder::SetLeadBytes).
+inline constexpr uint8_t kFormatVersionWithLead = 2;
 inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
 
@@ -33,12 +36,12 @@ struct Trailer {
   uint32_t seed = 0;
   uint8_t num_probes = 0;
   uint8_t hash_scheme = kHashSchemeXxh3Fastrange;
-  uint8_t reserved = 0;
+  uint8_t reserved = 0;  // byte 6: 0 in version 1, the lead bytes in version 2
   uint8_t version = kFormatVersion;
 };
 
 // Writes `t` and the checksum to out[body_size, body_size + 16); `out` holds
-// the blocks in out[0, body_size).
+// the lead and the blocks in out[0, body_size).
 void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size);
 
 // Decodes the fields (no validation) of the trailer at the end of `filter`,
@@ -46,7 +49,7 @@ void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size);
 Trailer DecodeTrailer(std::string_view filter);
 bool HasMagic(std::string_view filter);
 uint32_t StoredChecksum(std::string_view filter);
-// The checksum `filter` (blocks + trailer) should hold.
+// The checksum `filter` (lead + blocks + trailer) should hold.
 uint32_t ComputeChecksum(std::string_view filter);
 
 }  // namespace linebloom::internal

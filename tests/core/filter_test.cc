@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -310,8 +311,8 @@ TEST(MalformedFilter, BadMagic) {
 
 TEST(MalformedFilter, FutureVersionIsRejectedBeforeAnythingElse) {
   std::string bytes = ValidFilter();
-  bytes[bytes.size() - 9] = 2;
-  bytes[bytes.size() - 12] = 0;  // k = 0 would also be wrong in version 1
+  bytes[bytes.size() - 9] = 3;
+  bytes[bytes.size() - 12] = 0;  // k = 0 would also be wrong in versions 1 and 2
   EXPECT_EQ(ParseOf(bytes, false), ParseError::kUnsupportedVersion);
   EXPECT_EQ(ParseOf(bytes, true), ParseError::kUnsupportedVersion);
 }
@@ -334,6 +335,69 @@ TEST(MalformedFilter, ReservedFieldNotZero) {
   std::string bytes = ValidFilter();
   bytes[bytes.size() - 10] = 1;
   EXPECT_EQ(ParseOf(bytes, false), ParseError::kBadReservedField);
+}
+
+std::string FilterWithLead(size_t lead) {
+  FilterBuilder builder;
+  builder.SetLeadBytes(lead);
+  for (int i = 0; i < 200; ++i) builder.AddKey(std::to_string(i));
+  return builder.Finish();
+}
+
+TEST(FilterLeadBytes, BlocksFollowTheLeadAndAnswerAsWithout) {
+  const std::string plain = ValidFilter();
+  for (size_t lead : {1u, 16u, 48u, 63u}) {
+    const std::string led = FilterWithLead(lead);
+    ASSERT_EQ(led.size(), plain.size() + lead) << lead;
+    EXPECT_EQ(led.substr(0, lead), std::string(lead, '\0')) << lead;
+    FilterReader with, without;
+    ASSERT_TRUE(FilterReader::Parse(led, &with).ok()) << lead;
+    ASSERT_TRUE(FilterReader::Parse(plain, &without).ok());
+    EXPECT_EQ(with.blocks().data(), led.data() + lead);
+    EXPECT_EQ(with.blocks(), without.blocks());
+    EXPECT_EQ(with.num_probes(), without.num_probes());
+    EXPECT_EQ(static_cast<unsigned char>(led[led.size() - 9]), 2u) << "version 2";
+    EXPECT_EQ(static_cast<unsigned char>(led[led.size() - 10]), lead);
+    for (int i = 0; i < 2000; ++i) {
+      const std::string key = std::to_string(i);
+      ASSERT_EQ(with.MayContain(key), without.MayContain(key)) << lead << " " << key;
+    }
+  }
+  // No lead: version 1, the bytes of a builder never asked for one.
+  EXPECT_EQ(FilterWithLead(0), plain);
+}
+
+TEST(FilterLeadBytes, ChecksumCoversTheLead) {
+  std::string bytes = FilterWithLead(48);
+  bytes[5] = 1;
+  EXPECT_EQ(ParseOf(bytes, true), ParseError::kChecksumMismatch);
+  EXPECT_EQ(ParseOf(bytes, false), ParseError::kOk);  // the lead is never read
+}
+
+TEST(FilterLeadBytes, MoreThan63IsRejected) {
+  FilterBuilder builder;
+  EXPECT_THROW(builder.SetLeadBytes(64), std::invalid_argument);
+  std::string bytes = FilterWithLead(48);
+  bytes[bytes.size() - 10] = 64;
+  EXPECT_EQ(ParseOf(bytes, false), ParseError::kBadLeadBytes);
+  bytes[bytes.size() - 10] = static_cast<char>(255);
+  EXPECT_EQ(ParseOf(bytes, false), ParseError::kBadLeadBytes);
+}
+
+TEST(FilterLeadBytes, ALeadThatDoesNotLeaveWholeBlocksIsABadSize) {
+  const std::string led = FilterWithLead(48);
+  EXPECT_EQ(ParseOf(led.substr(1), false), ParseError::kBadSize);
+  // A lead longer than everything before the trailer.
+  FilterBuilder builder;
+  builder.SetLeadBytes(32);
+  std::string empty_led = builder.Finish();
+  ASSERT_EQ(empty_led.size(), 48u);
+  EXPECT_EQ(ParseOf(empty_led), ParseError::kOk);
+  EXPECT_EQ(ParseOf(empty_led.substr(17), false), ParseError::kBadSize);
+  // Version 1 keeps byte 6 reserved.
+  std::string v1 = ValidFilter();
+  v1[v1.size() - 10] = 48;
+  EXPECT_EQ(ParseOf(v1, false), ParseError::kBadReservedField);
 }
 
 TEST(MalformedFilter, TruncatedBodyIsNotAWholeNumberOfBlocks) {

@@ -1,6 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Golden values for filter format version 1. Filters on disk outlive the code
+// Golden values for filter format versions 1 and 2 (version 1 with lead
+// bytes before the blocks). Filters on disk outlive the code
 // that wrote them, so a change to where a key lands (the hash, the block
 // choice, the probe sequence) or to the trailer must fail a test rather than
 // quietly make old filters answer "no" for keys they hold.
@@ -76,6 +77,7 @@ struct GoldenCase {
   bool raw_hashes;
   const char* xxh128;                         // of the whole filter
   std::vector<size_t> first_false_positives;  // indices into the absent queries
+  size_t lead_bytes = 0;                      // FilterBuilder::SetLeadBytes: version 2
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -107,6 +109,12 @@ const std::vector<GoldenCase>& Cases() {
       // Above 1 MiB: partitioned when huge pages are off (see the top).
       {"AboveOneMebibyte", {.bits_per_key = 10, .seed = 42}, 900000, false,
        "18d75d0b6f60b50f110e1419f6a7320c", {269, 1028, 1060, 1096, 1104, 1131, 1304, 1379}},
+      // Version 2: the blocks of HundredKeys and AboveOneMebibyte after lead
+      // bytes, so the same false positives.
+      {"HundredKeysAfterLead48", {.bits_per_key = 10}, 100, false,
+       "b17d24ec82e463dad378a6e948b12afa", {145, 318, 497, 536, 750, 759, 813, 832}, 48},
+      {"AboveOneMebibyteAfterLead16", {.bits_per_key = 10, .seed = 42}, 900000, false,
+       "ad73b861179f2a2e72b32a19890ce011", {269, 1028, 1060, 1096, 1104, 1131, 1304, 1379}, 16},
   };
   // clang-format on
   return cases;
@@ -119,6 +127,7 @@ struct Built {
 
 Built Build(const GoldenCase& c) {
   FilterBuilder builder(c.options);
+  builder.SetLeadBytes(c.lead_bytes);
   Built built;
   if (c.raw_hashes) {
     built.hashes = RandomHashes(c.options.seed, c.num_keys);
@@ -194,7 +203,8 @@ TEST_P(GoldenFilter, WholeFilterBytesAndFirstFalsePositivesArePinned) {
   ASSERT_TRUE(FilterReader::Parse(built.bytes, &reader).ok());
   // The model is given the size and k the filter states (the golden value
   // pins those choices); the bits and the trailer are its own.
-  const std::string model = reference::Build(built.hashes, reader.num_blocks(), reader.num_probes(), c.options.seed);
+  const std::string model =
+      reference::Build(built.hashes, reader.num_blocks(), reader.num_probes(), c.options.seed, c.lead_bytes);
   ASSERT_TRUE(built.bytes == model) << "the filter no longer matches docs/FORMAT.md's model";
   EXPECT_EQ(FirstFalsePositives(c, reader), c.first_false_positives);
 }

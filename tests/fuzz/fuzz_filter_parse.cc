@@ -44,6 +44,7 @@ int CheckIndex(ParseError e) {
     case ParseError::kBadHashScheme: return 4;
     case ParseError::kBadProbes: return 5;
     case ParseError::kBadReservedField: return 6;
+    case ParseError::kBadLeadBytes: return 6;
     case ParseError::kBadSize: return 7;
     case ParseError::kTooManyBlocks: return 8;
     case ParseError::kChecksumMismatch: return 9;
@@ -115,7 +116,7 @@ std::vector<uint64_t> HashesFrom(std::string_view bytes) {
 
 void CheckQueries(std::string_view bytes, const FilterReader& reader) {
   const auto expected = [&](uint64_t h) {
-    return ref::MayContainHash(bytes, reader.num_blocks(), reader.num_probes(), h);
+    return ref::MayContainHash(bytes.substr(ref::LeadBytes(bytes)), reader.num_blocks(), reader.num_probes(), h);
   };
 
   const std::vector<std::string_view> keys = KeysFrom(bytes);
@@ -172,10 +173,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The reader is a view of the trailer's fields over the caller's bytes.
   const auto* trailer = data + size - reference::kTrailerBytes;
   // (An empty filter may view a static zero block instead: nothing to read.)
-  FUZZ_CHECK(unchecked.num_blocks() == 0 || unchecked.blocks().data() == bytes.data(),
-             "the reader views the caller's bytes");
-  FUZZ_CHECK(unchecked.num_blocks() == (size - reference::kTrailerBytes) / reference::kBlockBytes,
-             "num_blocks is (size - 16) / 64");
+  const size_t lead = reference::LeadBytes(bytes);
+  FUZZ_CHECK(unchecked.num_blocks() == 0 || unchecked.blocks().data() == bytes.data() + lead,
+             "the reader views the caller's bytes after the lead");
+  FUZZ_CHECK(unchecked.num_blocks() == (size - reference::kTrailerBytes - lead) / reference::kBlockBytes,
+             "num_blocks is (size - 16 - lead) / 64");
   FUZZ_CHECK(unchecked.num_probes() == trailer[4], "num_probes is the trailer's k");
   FUZZ_CHECK(unchecked.seed() == reference::Le32(trailer), "seed is the trailer's seed");
 

@@ -32,8 +32,9 @@ void Write(const fs::path& dir, const std::string& name, const std::string& byte
 
 std::string Key(const char* prefix, int i) { return std::string(prefix).append(std::to_string(i)); }
 
-std::string BuildFilter(int num_keys, double bits_per_key, int probes, uint32_t seed) {
+std::string BuildFilter(int num_keys, double bits_per_key, int probes, uint32_t seed, size_t lead = 0) {
   linebloom::FilterBuilder builder({.bits_per_key = bits_per_key, .num_probes = probes, .seed = seed});
+  builder.SetLeadBytes(lead);
   for (int i = 0; i < num_keys; ++i) builder.AddKey(Key("key", i));
   return builder.Finish();
 }
@@ -61,6 +62,8 @@ void WriteParseSeeds(const fs::path& dir) {
   };
   for (const Shape& s : shapes)
     Write(dir, std::string("valid_").append(s.name), BuildFilter(s.keys, s.bits_per_key, s.probes, s.seed));
+  Write(dir, "valid_lead48", BuildFilter(100, 10, 0, 10, 48));
+  Write(dir, "valid_lead63_empty", BuildFilter(0, 10, 0, 11, 63));
 
   // One filter broken in each field the reader checks (trailer at size-16).
   const std::string good = BuildFilter(50, 10, 0, 9);
@@ -71,7 +74,14 @@ void WriteParseSeeds(const fs::path& dir) {
     Write(dir, std::string("broken_").append(name), b);
   };
   broken("magic", t + 8, 'X');
-  broken("version", t + 7, 2);
+  broken("version", t + 7, 3);
+  broken("lead_without_version2", t + 6, 48);
+  {
+    std::string b = BuildFilter(50, 10, 0, 9, 48);
+    b[b.size() - 10] = 64;  // lead bytes past 63
+    Write(dir, "broken_lead64", b);
+    Write(dir, "broken_lead_cut", BuildFilter(50, 10, 0, 9, 48).substr(1));
+  }
   broken("hash_scheme", t + 5, 0);
   broken("probes0", t + 4, 0);
   broken("probes25", t + 4, 25);

@@ -44,10 +44,11 @@ void ForEachProbeBit(uint64_t h, int num_probes, Visit visit) {
   }
 }
 
-// Tests hash h against the blocks [0, 64 * num_blocks) of `filter`.
-inline bool MayContainHash(std::string_view filter, uint64_t num_blocks, int num_probes, uint64_t h) {
+// Tests hash h against `blocks`, the num_blocks blocks of a filter (its
+// bytes after the lead).
+inline bool MayContainHash(std::string_view blocks, uint64_t num_blocks, int num_probes, uint64_t h) {
   if (num_blocks == 0) return false;
-  const auto* block = reinterpret_cast<const unsigned char*>(filter.data()) + Block(h, num_blocks) * kBlockBytes;
+  const auto* block = reinterpret_cast<const unsigned char*>(blocks.data()) + Block(h, num_blocks) * kBlockBytes;
   bool all_set = true;
   ForEachProbeBit(h, num_probes, [&](unsigned bit) {
     if (((block[bit / 8] >> (bit % 8)) & 1) == 0) all_set = false;
@@ -55,10 +56,19 @@ inline bool MayContainHash(std::string_view filter, uint64_t num_blocks, int num
   return all_set;
 }
 
-// The whole filter (blocks + trailer + checksum) for these hashes.
-inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_blocks, int num_probes, uint32_t seed) {
-  std::string out(num_blocks * kBlockBytes + kTrailerBytes, '\0');
-  auto* bytes = reinterpret_cast<unsigned char*>(out.data());
+// The number of zero bytes before the first block of a filter whose trailer
+// is valid: trailer byte 6 in version 2, none in version 1.
+inline size_t LeadBytes(std::string_view filter) {
+  const auto* t = reinterpret_cast<const unsigned char*>(filter.data()) + filter.size() - kTrailerBytes;
+  return t[7] == 2 ? t[6] : 0;
+}
+
+// The whole filter (lead + blocks + trailer + checksum) for these hashes:
+// version 1 without lead bytes, version 2 with.
+inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_blocks, int num_probes, uint32_t seed,
+                         size_t lead = 0) {
+  std::string out(lead + num_blocks * kBlockBytes + kTrailerBytes, '\0');
+  auto* bytes = reinterpret_cast<unsigned char*>(out.data()) + lead;
   for (uint64_t h : hashes) {
     unsigned char* block = bytes + Block(h, num_blocks) * kBlockBytes;
     ForEachProbeBit(h, num_probes,
@@ -68,10 +78,10 @@ inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_block
   for (int i = 0; i < 4; ++i) t[i] = static_cast<unsigned char>(seed >> (8 * i));
   t[4] = static_cast<unsigned char>(num_probes);
   t[5] = 1;  // hash scheme: XXH3-64, fastrange, multiplicative probes
-  t[6] = 0;  // reserved
-  t[7] = 1;  // format version
+  t[6] = static_cast<unsigned char>(lead);  // version 1: reserved, 0
+  t[7] = lead == 0 ? 1 : 2;                 // format version
   t[8] = 'L', t[9] = 'B', t[10] = 'L', t[11] = 'M';
-  const uint32_t sum = static_cast<uint32_t>(XXH3_64bits(bytes, out.size() - 4));
+  const uint32_t sum = static_cast<uint32_t>(XXH3_64bits(out.data(), out.size() - 4));
   for (int i = 0; i < 4; ++i) t[12 + i] = static_cast<unsigned char>(sum >> (8 * i));
   return out;
 }
@@ -79,16 +89,19 @@ inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_block
 // What a reader must decide about `bytes`, in the order FORMAT.md lists the
 // checks. Returns 0 for a valid filter, else the 1-based index of the first
 // failing check (1 too short, 2 magic, 3 version, 4 hash scheme, 5 probes,
-// 6 reserved, 7 size, 8 too many blocks, 9 checksum).
+// 6 reserved byte / lead bytes, 7 size, 8 too many blocks, 9 checksum).
 inline int FirstFailingCheck(std::string_view bytes, bool verify_checksum) {
   if (bytes.size() < kTrailerBytes) return 1;
   const auto* t = reinterpret_cast<const unsigned char*>(bytes.data()) + bytes.size() - kTrailerBytes;
   if (t[8] != 'L' || t[9] != 'B' || t[10] != 'L' || t[11] != 'M') return 2;
-  if (t[7] != 1) return 3;
+  if (t[7] != 1 && t[7] != 2) return 3;
   if (t[5] != 1) return 4;
   if (t[4] < 1 || t[4] > 24) return 5;
-  if (t[6] != 0) return 6;
-  const size_t body = bytes.size() - kTrailerBytes;
+  if (t[7] == 1 && t[6] != 0) return 6;
+  const size_t lead = t[7] == 2 ? t[6] : 0;
+  if (lead > 63) return 6;
+  if (bytes.size() - kTrailerBytes < lead) return 7;
+  const size_t body = bytes.size() - kTrailerBytes - lead;
   if (body % kBlockBytes != 0) return 7;
   if (body / kBlockBytes > 0xFFFFFFFFu) return 8;
   if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(bytes.data(), bytes.size() - 4))) {

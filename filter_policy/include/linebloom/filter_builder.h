@@ -42,6 +42,15 @@ class FilterBuilder {
   // them. For a caller that sizes a filter only once it has seen its keys
   // (a level-aware policy learning a file's key range).
   void SetBitsPerKey(double bits_per_key);
+  // Makes the filters this builder finishes start with `lead_bytes` zero
+  // bytes (at most kMaxLeadBytes) before their first block: a filter that
+  // will be read from memory starting 64 - lead_bytes bytes past a 64-byte
+  // boundary then has every block on one cache line. A filter with lead
+  // bytes is format version 2 (docs/FORMAT.md), which readers before it do
+  // not accept; without (the default), version 1. Throws
+  // std::invalid_argument beyond kMaxLeadBytes.
+  void SetLeadBytes(size_t lead_bytes);
+  size_t lead_bytes() const { return lead_bytes_; }
   // Distinct keys added since construction or the last Finish.
   size_t NumKeys() const { return num_keys_; }
   // Reserves memory for `n` keys in all (8 bytes each), at most 2 MiB
@@ -70,6 +79,7 @@ class FilterBuilder {
 
   FilterOptions options_;
   double bits_per_key_;
+  size_t lead_bytes_ = 0;
   std::map<size_t, int> probes_by_keys_;
   // One 64-bit hash per distinct key, the builder's whole per-key memory, in
   // chunks that are never moved once allocated: one growing vector would

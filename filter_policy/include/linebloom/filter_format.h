@@ -8,7 +8,8 @@
 // A filter is n_blocks blocks of 64 bytes (512 bits, one cache line) and a
 // 16-byte trailer. For n keys at c bits per key:
 //     n_blocks = ceil(n c / 512)   (at least 1 when n > 0),
-//     bytes    = 64 n_blocks + 16.
+//     bytes    = 64 n_blocks + 16,
+// plus the lead bytes, when a builder is asked for them (0 by default).
 // bits_per_key below is an effective value, as FilterOptions::
 // EffectiveBitsPerKey returns it (in [kMinBitsPerKey, kMaxBitsPerKey]).
 
@@ -26,6 +27,10 @@ inline constexpr int kFilterBlockBits = 8 * kFilterBlockBytes;
 inline constexpr size_t kFilterTrailerBytes = 16;
 // A key's block index is computed from 32 bits of its hash.
 inline constexpr size_t kMaxFilterBlocks = 0xFFFFFFFFu;
+// A filter may start with up to this many zero bytes before its first block
+// (FilterBuilder::SetLeadBytes), so that its blocks start on a cache line in
+// memory that holds the filter at a known offset from one.
+inline constexpr size_t kMaxLeadBytes = kFilterBlockBytes - 1;
 
 // ceil(num_keys * bits_per_key / 512), at least 1 when num_keys > 0, at most
 // kMaxFilterBlocks.

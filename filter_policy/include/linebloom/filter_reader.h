@@ -21,8 +21,9 @@ enum class ParseError {
   kUnsupportedVersion,  // written by a newer (or unknown) format version
   kBadProbes,           // k outside [kMinProbes, kMaxProbes]
   kBadHashScheme,       // unknown hash scheme id
-  kBadReservedField,    // reserved trailer byte not zero
-  kBadSize,             // body is not a whole number of 64-byte blocks
+  kBadReservedField,    // reserved trailer byte not zero (version 1)
+  kBadLeadBytes,        // more than 63 lead bytes (version 2)
+  kBadSize,             // after the lead, not a whole number of 64-byte blocks
   kTooManyBlocks,       // more than 2^32 - 1 blocks
   kChecksumMismatch,    // XXH3 checksum of body+trailer does not match
 };
