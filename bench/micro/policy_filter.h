@@ -12,6 +12,8 @@
 #include <span>
 #include <string_view>
 
+#include <rocksdb/cache.h>
+
 #include "linebloom/rocksdb/builtin_filter.h"
 
 namespace linebloom::bench {
@@ -22,11 +24,20 @@ class PolicyBackedFilter {
   // RocksDB's default without a block-cache allocator).
   PolicyBackedFilter(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, int format_version,
                      std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr)
-      : policy_(std::move(policy)), format_version_(format_version), allocator_(std::move(allocator)) {}
+      : policy_(std::move(policy)), format_version_(format_version), allocator_(std::move(allocator)) {
+    if (allocator_) {
+      // The table's block cache, for the builder: a filter policy may lay
+      // out its bytes for the allocator they will be read into.
+      ::rocksdb::LRUCacheOptions cache_options;
+      cache_options.capacity = size_t{1} << 20;
+      cache_options.memory_allocator = allocator_;
+      block_cache_ = ::rocksdb::NewLRUCache(cache_options);
+    }
+  }
 
   void Build(std::span<const std::string_view> keys) {
     filter_.reset();
-    rocksdb_plugin::PolicyFilterBuilder builder(*policy_, format_version_);
+    rocksdb_plugin::PolicyFilterBuilder builder(*policy_, format_version_, block_cache_);
     for (std::string_view k : keys) builder.AddKey(k);
     // Query a copy in a plain heap buffer, as RocksDB does once the filter
     // block has been written to an SST and read back into the block cache
@@ -44,6 +55,7 @@ class PolicyBackedFilter {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy_;
   int format_version_;
   std::shared_ptr<::rocksdb::MemoryAllocator> allocator_;
+  std::shared_ptr<::rocksdb::Cache> block_cache_;
   std::optional<rocksdb_plugin::PolicyFilter> filter_;
 };
 

@@ -54,7 +54,8 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
     return fail(ParseError::kChecksumMismatch);
   }
   reader->num_blocks_ = body / kFilterBlockBytes;
-  reader->blocks_ = reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data()) + lead;
+  reader->blocks_ =
+      reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data()) + lead;
   reader->num_probes_ = t.num_probes;
   reader->seed_ = t.seed;
   return {};

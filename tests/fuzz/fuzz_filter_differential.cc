@@ -204,9 +204,9 @@ std::vector<bool> CheckQueries(const Case& c, std::string_view bytes, const Filt
     FUZZ_CHECK(single == reader.MayContainHash(probe_hashes[i]), "MayContain == MayContainHash");
     FUZZ_CHECK(single == batch[i], "MayContainBatch == MayContain");
     FUZZ_CHECK(single == hash_batch[i], "MayContainHashBatch == MayContain");
-    FUZZ_CHECK(single == ref::MayContainHash(bytes.substr(c.lead), reader.num_blocks(), reader.num_probes(),
-                                             probe_hashes[i]),
-               "answers follow the format");
+    FUZZ_CHECK(
+        single == ref::MayContainHash(bytes.substr(c.lead), reader.num_blocks(), reader.num_probes(), probe_hashes[i]),
+        "answers follow the format");
     out.push_back(single);
   }
   return out;

@@ -77,7 +77,7 @@ inline std::string Build(const std::vector<uint64_t>& hashes, uint64_t num_block
   unsigned char* t = bytes + num_blocks * kBlockBytes;
   for (int i = 0; i < 4; ++i) t[i] = static_cast<unsigned char>(seed >> (8 * i));
   t[4] = static_cast<unsigned char>(num_probes);
-  t[5] = 1;  // hash scheme: XXH3-64, fastrange, multiplicative probes
+  t[5] = 1;                                 // hash scheme: XXH3-64, fastrange, multiplicative probes
   t[6] = static_cast<unsigned char>(lead);  // version 1: reserved, 0
   t[7] = lead == 0 ? 1 : 2;                 // format version
   t[8] = 'L', t[9] = 'B', t[10] = 'L', t[11] = 'M';

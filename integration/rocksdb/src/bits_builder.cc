@@ -8,7 +8,15 @@
 #include <new>
 #include <span>
 #include <string_view>
+#include <utility>
 
+// The definition of rocksdb::Cache (memory_allocator()): cache.h until 7.x,
+// advanced_cache.h from 8.0 on.
+#if __has_include(<rocksdb/advanced_cache.h>)
+#include <rocksdb/advanced_cache.h>
+#endif
+
+#include "block_read_lead.h"
 #include "key_hash.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_format.h"
@@ -16,8 +24,13 @@
 
 namespace linebloom::rocksdb_plugin {
 
-LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify)
-    : builder_(options), seed_(options.seed), bits_per_key_(options.EffectiveBitsPerKey()), post_verify_(post_verify) {}
+LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify,
+                                           std::shared_ptr<::rocksdb::Cache> block_cache)
+    : builder_(options),
+      seed_(options.seed),
+      bits_per_key_(options.EffectiveBitsPerKey()),
+      post_verify_(post_verify),
+      block_cache_(std::move(block_cache)) {}
 
 namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
@@ -93,14 +106,19 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   FlushStaged();
+  builder_.SetLeadBytes(0);
+  const size_t lead =
+      LeadBytesForBlockRead(builder_.FinishedSize(), block_cache_ ? block_cache_->memory_allocator() : nullptr);
+  builder_.SetLeadBytes(lead);
   const size_t size = builder_.FinishedSize();
-  // The filter starts at the buffer's first 64-byte boundary, so that while
-  // it is built every block is one cache line: new[] aligns to 16 bytes, and
-  // a block straddling two lines costs a large filter's build two misses per
-  // key instead of one. RocksDB writes the returned Slice, not the buffer.
+  // The blocks start on a 64-byte boundary of this buffer too, so that while
+  // the filter is built every block is one cache line: new[] aligns to 16
+  // bytes, and a block straddling two lines costs a large filter's build two
+  // misses per key instead of one. RocksDB writes the returned Slice, not
+  // the buffer.
   std::unique_ptr<char[]> bytes(new char[size + kFilterBlockBytes - 1]);
   const size_t offset =
-      (kFilterBlockBytes - reinterpret_cast<uintptr_t>(bytes.get()) % kFilterBlockBytes) % kFilterBlockBytes;
+      (kFilterBlockBytes - (reinterpret_cast<uintptr_t>(bytes.get()) + lead) % kFilterBlockBytes) % kFilterBlockBytes;
   char* const start = bytes.get() + offset;
   builder_.FinishInto(std::span<char>(start, size));
   pending_verify_.clear();

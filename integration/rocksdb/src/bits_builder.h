@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include <rocksdb/cache.h>
+
 #include "hash_set.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
@@ -22,8 +24,8 @@ namespace linebloom::rocksdb_plugin {
 // prefix. With post_verify (detect_filter_construct_corruption) a second
 // 8-byte copy of every hash is kept until MaybePostVerify re-queries it
 // against the finished filter. Finish writes the filter straight into its
-// final buffer, FinishedSize() bytes from the buffer's first 64-byte
-// boundary (the buffer has up to 63 bytes more).
+// final buffer, FinishedSize() bytes placed so that its blocks start on
+// 64-byte boundaries (the buffer has up to 63 bytes more).
 //
 // Repeats. Keys arrive sorted, so a repeated key (several versions of one
 // user key) is adjacent to itself and one remembered hash drops it. A prefix
@@ -36,7 +38,10 @@ namespace linebloom::rocksdb_plugin {
 // Dropping by hash never loses an entry: equal hashes set the same bits.
 class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
-  LinebloomBitsBuilder(const FilterOptions& options, bool post_verify);
+  // `block_cache`: the table's block cache (may be null), whose memory
+  // allocator RocksDB will read the filter into (block_read_lead.h).
+  LinebloomBitsBuilder(const FilterOptions& options, bool post_verify,
+                       std::shared_ptr<::rocksdb::Cache> block_cache = nullptr);
 
   void AddKey(const ::rocksdb::Slice& key) override;
   void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
@@ -49,7 +54,9 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void SetBitsPerKey(double bits_per_key);
   double bits_per_key() const { return bits_per_key_; }
 
-  // The filter: 64 bytes per block plus the trailer, 64-byte aligned in *buf.
+  // The filter: 64 bytes per block plus the trailer, after the lead bytes
+  // that align its blocks where RocksDB will read it (block_read_lead.h);
+  // in *buf too its blocks start on 64-byte boundaries.
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status, not an exception
   // thrown through RocksDB.
@@ -90,6 +97,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
+  std::shared_ptr<::rocksdb::Cache> block_cache_;
   bool any_key_ = false;                    // last_key_ is set (since the last Finish)
   uint64_t last_key_ = 0;                   // hash of the key of the latest AddKey*/
   HashSet prefixes_;                        // hashes of the alts of this filter

@@ -192,8 +192,8 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
   WarnOnceAboutContext(context);
   const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
-  auto builder =
-      std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption);
+  auto builder = std::make_unique<LinebloomBitsBuilder>(
+      *filter_options, context.table_options.detect_filter_construct_corruption, context.table_options.block_cache);
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the lookup
   // weight estimate (level_aware_bits.h). `bits` exists: FilterOptionsForNewFile made it.

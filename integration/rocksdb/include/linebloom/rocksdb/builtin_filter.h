@@ -25,6 +25,7 @@
 #include <string_view>
 #include <utility>
 
+#include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memory_allocator.h>
 #include <rocksdb/slice.h>
@@ -46,16 +47,18 @@ class PolicyFilter {
   PolicyFilter& operator=(PolicyFilter&&) noexcept = default;
 
   // Reads a copy of `bytes` (a filter block's contents) with `policy`'s
-  // reader. The copy comes from `allocator` when given (as RocksDB takes a
-  // block's memory from the block cache's allocator), else from new[].
+  // reader. The copy is held as RocksDB holds a block it reads: at the start
+  // of a buffer with room for the block's 5-byte trailer, from `allocator`
+  // when given (the block cache's allocator), else from new[].
   static PolicyFilter FromBytes(const ::rocksdb::FilterPolicy& policy, std::string_view bytes,
                                 std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr) {
+    constexpr size_t kBlockTrailer = 5;  // RocksDB's kBlockTrailerSize
     std::shared_ptr<char> owned;
     if (allocator) {
-      owned.reset(static_cast<char*>(allocator->Allocate(bytes.size())),
+      owned.reset(static_cast<char*>(allocator->Allocate(bytes.size() + kBlockTrailer)),
                   [allocator](char* p) { allocator->Deallocate(p); });
     } else {
-      owned.reset(new char[bytes.size()], std::default_delete<char[]>());
+      owned.reset(new char[bytes.size() + kBlockTrailer], std::default_delete<char[]>());
     }
     std::copy(bytes.begin(), bytes.end(), owned.get());
     const ::rocksdb::Slice contents(owned.get(), bytes.size());
@@ -109,13 +112,17 @@ class PolicyFilter {
 
 // Collects keys for one filter with `policy`'s FilterBitsBuilder, configured
 // as RocksDB would for a table with `format_version` (5 selects the fast
-// cache-local Bloom for NewBloomFilterPolicy, 4 or less the legacy one).
-// The policy must outlive the builder and the filters it makes.
+// cache-local Bloom for NewBloomFilterPolicy, 4 or less the legacy one) and
+// `block_cache` (whose memory allocator, if any, the table's blocks are read
+// into). The policy must outlive the builder and the filters it makes.
 class PolicyFilterBuilder {
  public:
-  explicit PolicyFilterBuilder(const ::rocksdb::FilterPolicy& policy, int format_version = 5) : policy_(&policy) {
+  explicit PolicyFilterBuilder(const ::rocksdb::FilterPolicy& policy, int format_version = 5,
+                               std::shared_ptr<::rocksdb::Cache> block_cache = nullptr)
+      : policy_(&policy) {
     ::rocksdb::BlockBasedTableOptions table_options;
     table_options.format_version = static_cast<uint32_t>(format_version);
+    table_options.block_cache = std::move(block_cache);
     ::rocksdb::FilterBuildingContext context(table_options);
     builder_.reset(policy.GetBuilderWithContext(context));
     if (!builder_) {

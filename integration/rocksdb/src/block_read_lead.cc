@@ -1,0 +1,29 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "block_read_lead.h"
+
+#include <cstdint>
+#include <new>
+
+#include <rocksdb/memory_allocator.h>
+
+#include "linebloom/filter_format.h"
+
+namespace linebloom::rocksdb_plugin {
+
+size_t LeadBytesForBlockRead(size_t filter_bytes, ::rocksdb::MemoryAllocator* allocator) {
+  if (filter_bytes < kLeadFromBytes) return 0;
+  const size_t size = filter_bytes + kRocksdbBlockTrailerBytes;
+  // ::operator new[] as a call, not a new-expression, which a compiler may
+  // elide (and then report any address).
+  void* const probe = allocator != nullptr ? allocator->Allocate(size) : ::operator new[](size);
+  const size_t offset = reinterpret_cast<uintptr_t>(probe) % kFilterBlockBytes;
+  if (allocator != nullptr) {
+    allocator->Deallocate(probe);
+  } else {
+    ::operator delete[](probe);
+  }
+  return (kFilterBlockBytes - offset) % kFilterBlockBytes;
+}
+
+}  // namespace linebloom::rocksdb_plugin

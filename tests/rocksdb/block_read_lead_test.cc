@@ -1,0 +1,203 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Lead bytes for RocksDB's read buffer (block_read_lead.h): a large filter
+// is laid out so that its blocks start on cache lines in the memory RocksDB
+// reads it into, whatever offset from a line the allocator gives, and small
+// filters keep format version 1.
+
+#include <gtest/gtest.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/memory_allocator.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../../integration/rocksdb/src/block_read_lead.h"  // white-box
+#include "db_fixture.h"
+#include "linebloom/filter_reader.h"
+#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/filter_memory_allocator.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
+
+namespace linebloom::rocksdb_plugin::testing {
+namespace {
+
+// Returns memory `offset` bytes past a 64-byte boundary, as glibc returns
+// large blocks 16 bytes past a page boundary.
+class OffsetAllocator final : public ::rocksdb::MemoryAllocator {
+ public:
+  explicit OffsetAllocator(size_t offset) : offset_(offset) {}
+  const char* Name() const override { return "OffsetAllocator"; }
+  void* Allocate(size_t size) override {
+    auto base = std::make_unique<char[]>(size + 128);
+    const uintptr_t at = (reinterpret_cast<uintptr_t>(base.get()) + 63) / 64 * 64 + offset_;
+    char* const p = base.get() + (at - reinterpret_cast<uintptr_t>(base.get()));
+    std::lock_guard<std::mutex> lock(mutex_);
+    bases_[p] = std::move(base);
+    ++allocations_;
+    return p;
+  }
+  void Deallocate(void* p) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bases_.erase(static_cast<char*>(p));
+  }
+  int allocations() const { return allocations_; }
+
+ private:
+  const size_t offset_;
+  std::mutex mutex_;
+  std::map<char*, std::unique_ptr<char[]>> bases_;
+  std::atomic<int> allocations_{0};
+};
+
+TEST(BlockReadLead, LeadBringsTheBlocksToALineBoundary) {
+  for (size_t offset : {0u, 16u, 32u, 48u, 8u}) {
+    OffsetAllocator allocator(offset);
+    EXPECT_EQ(LeadBytesForBlockRead(kLeadFromBytes, &allocator), (64 - offset) % 64) << offset;
+    EXPECT_EQ(allocator.allocations(), 1);
+  }
+  EXPECT_EQ(LeadBytesForBlockRead(size_t{64} << 20, NewFilterMemoryAllocator().get()), 0u);
+}
+
+TEST(BlockReadLead, SmallFiltersHaveNoLeadAndAllocateNothing) {
+  OffsetAllocator allocator(16);
+  EXPECT_EQ(LeadBytesForBlockRead(kLeadFromBytes - 1, &allocator), 0u);
+  EXPECT_EQ(LeadBytesForBlockRead(0, &allocator), 0u);
+  EXPECT_EQ(allocator.allocations(), 0);
+  EXPECT_EQ(LeadBytesForBlockRead(kLeadFromBytes - 1, nullptr), 0u);
+}
+
+std::vector<std::string> KeysFrom(int begin, int end) {
+  std::vector<std::string> keys;
+  for (int i = begin; i < end; ++i) keys.push_back("key" + std::to_string(i));
+  return keys;
+}
+
+// Through the builder RocksDB drives: a filter of 1 MiB or more gets the lead
+// its block cache's allocator calls for, and read from that allocator's
+// memory (as RocksDB reads it) its blocks are cache-line aligned.
+TEST(BlockReadLead, LargePolicyFilterIsAlignedInTheBlockCachesMemory) {
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(50));
+  const std::vector<std::string> keys = KeysFrom(0, 200000);  // 50 bits each: 1.2 MiB
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  for (size_t offset : {16u, 0u, 40u}) {
+    auto allocator = std::make_shared<OffsetAllocator>(offset);
+    ::rocksdb::LRUCacheOptions cache_options;
+    cache_options.capacity = 1 << 20;
+    cache_options.memory_allocator = allocator;
+    PolicyFilterBuilder builder(*policy, 5, ::rocksdb::NewLRUCache(cache_options));
+    for (std::string_view k : views) builder.AddKey(k);
+    const PolicyFilter built = builder.Finish();
+    const size_t lead = (64 - offset) % 64;
+    const std::string_view bytes = built.bytes();
+    ASSERT_GE(bytes.size(), kLeadFromBytes);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 1 : 2) << "version";
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 10]), lead) << offset;
+
+    const PolicyFilter read = PolicyFilter::FromBytes(*policy, bytes, allocator);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(read.bytes().data()) % 64, offset);
+    FilterReader reader;
+    ASSERT_TRUE(FilterReader::Parse(read.bytes(), &reader).ok());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64, 0u) << offset;
+    for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;
+    int positives = 0;
+    for (const std::string& k : KeysFrom(1000000, 1100000)) positives += read.MayMatch(k) ? 1 : 0;
+    EXPECT_LT(positives, 100) << "50 bits/key: about 1 in 10^5 (here up to 1 in 1000)";
+  }
+}
+
+TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(10));
+  const std::vector<std::string> keys = KeysFrom(0, 10000);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  const PolicyFilter built = BuildPolicyFilter(*policy, views);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 1);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 10], 0);
+}
+
+// Delegates to linebloom's policy and records, for each filter RocksDB reads,
+// where the bytes start and where the parsed filter's blocks start.
+class PlacementRecordingPolicy : public ::rocksdb::FilterPolicy {
+ public:
+  explicit PlacementRecordingPolicy(std::shared_ptr<const ::rocksdb::FilterPolicy> inner) : inner_(std::move(inner)) {}
+  const char* Name() const override { return inner_->Name(); }
+  const char* CompatibilityName() const override { return inner_->CompatibilityName(); }
+  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(const ::rocksdb::FilterBuildingContext& context) const override {
+    return inner_->GetBuilderWithContext(context);
+  }
+  ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override {
+    FilterReader reader;
+    if (contents.size() >= kLeadFromBytes && FilterReader::Parse({contents.data(), contents.size()}, &reader).ok()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      placements_.push_back({reinterpret_cast<uintptr_t>(contents.data()) % 64,
+                             reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64});
+    }
+    return inner_->GetFilterBitsReader(contents);
+  }
+  struct Placement {
+    uintptr_t bytes_offset;
+    uintptr_t blocks_offset;
+  };
+  std::vector<Placement> placements() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return placements_;
+  }
+
+ private:
+  std::shared_ptr<const ::rocksdb::FilterPolicy> inner_;
+  mutable std::mutex mutex_;
+  mutable std::vector<Placement> placements_;
+};
+
+// In a database: RocksDB reads a large filter block into its block cache's
+// allocator's memory 16 bytes past a line, and the blocks are on lines.
+TEST(BlockReadLead, RocksdbReadsALargeFilterWithItsBlocksOnCacheLines) {
+  auto policy = std::make_shared<PlacementRecordingPolicy>(
+      std::shared_ptr<const ::rocksdb::FilterPolicy>(NewLinebloomFilterPolicy(50)));
+  ::rocksdb::Options options = MakeOptions(policy, FilterMode{});
+  options.write_buffer_size = 128 << 20;
+  ::rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = policy;
+  table.format_version = 5;
+  ::rocksdb::LRUCacheOptions cache;
+  cache.capacity = 64 << 20;
+  cache.memory_allocator = std::make_shared<OffsetAllocator>(16);
+  table.block_cache = ::rocksdb::NewLRUCache(cache);
+  options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
+
+  TempDir dir;
+  const std::vector<std::string> keys = KeysFrom(0, 200000);
+  {
+    auto db = OpenDb(options, dir.path());
+    ASSERT_TRUE(db);
+    PutAll(*db, keys);
+    FlushAndCompact(*db);
+  }
+  auto db = OpenDb(options, dir.path());  // the filter now comes from disk
+  ASSERT_TRUE(db);
+  std::string value;
+  for (size_t i = 0; i < keys.size(); i += 7) {
+    ASSERT_TRUE(db->Get(::rocksdb::ReadOptions(), keys[i], &value).ok()) << keys[i];
+    ASSERT_EQ(value, ValueFor(keys[i]));
+  }
+  for (const std::string& key : KeysFrom(1000000, 1002000)) {
+    EXPECT_TRUE(db->Get(::rocksdb::ReadOptions(), key, &value).IsNotFound());
+  }
+  const FilterCounts counts = ReadFilterCounts(*options.statistics);
+  EXPECT_GE(counts.useful, 1990u) << "the filter answers no for the absent keys";
+  const auto placements = policy->placements();
+  ASSERT_FALSE(placements.empty()) << "RocksDB read a filter of 1 MiB or more";
+  for (const auto& p : placements) {
+    EXPECT_EQ(p.bytes_offset, 16u);
+    EXPECT_EQ(p.blocks_offset, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace linebloom::rocksdb_plugin::testing
