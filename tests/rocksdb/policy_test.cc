@@ -140,7 +140,7 @@ const Damage kDamages[] = {
     {"empty", [](std::string& f) { f.clear(); }},
     {"truncated", [](std::string& f) { f.resize(f.size() - 1); }},
     {"bad magic", [](std::string& f) { f[f.size() - 8] ^= 0x20; }},
-    {"future version", [](std::string& f) { f[f.size() - 9] = 2; }},
+    {"future version", [](std::string& f) { f[f.size() - 9] = 3; }},
     {"zeroed body", [](std::string& f) { std::fill(f.begin(), f.begin() + 640, '\0'); }},
     {"flipped checksum", [](std::string& f) { f[f.size() - 1] ^= 1; }},
     {"extra block", [](std::string& f) { f.insert(0, 64, '\x5a'); }},
