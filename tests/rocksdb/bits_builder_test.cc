@@ -124,7 +124,9 @@ TEST(RocksdbBitsBuilder, FilterBlocksStartOnTheBuffersCacheLines) {
     EXPECT_GE(start, owner) << num_keys << " keys";
     EXPECT_LT(start - owner, kFilterBlockBytes) << num_keys << " keys";
     // (Whether a large filter gets lead bytes depends on the allocator.)
-    if (b.filter.size() < kLeadFromBytes) EXPECT_EQ(lead, 0u) << num_keys << " keys";
+    if (b.filter.size() < kLeadFromBytes) {
+      EXPECT_EQ(lead, 0u) << num_keys << " keys";
+    }
     EXPECT_EQ(b.filter.size(), lead + builder.CalculateSpace(static_cast<size_t>(num_keys)));
     EXPECT_TRUE(builder.MaybePostVerify(b.filter).ok()) << num_keys << " keys";
     for (int i = 0; i < num_keys; i += 997) ASSERT_TRUE(MayContain(b, keys[static_cast<size_t>(i)])) << i;
