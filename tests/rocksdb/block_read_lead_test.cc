@@ -121,45 +121,28 @@ TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
   EXPECT_EQ(built.bytes()[built.bytes().size() - 10], 0);
 }
 
-// Delegates to linebloom's policy and records, for each filter RocksDB reads,
-// where the bytes start and where the parsed filter's blocks start.
-class PlacementRecordingPolicy : public ::rocksdb::FilterPolicy {
- public:
-  explicit PlacementRecordingPolicy(std::shared_ptr<const ::rocksdb::FilterPolicy> inner) : inner_(std::move(inner)) {}
-  const char* Name() const override { return inner_->Name(); }
-  const char* CompatibilityName() const override { return inner_->CompatibilityName(); }
-  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(const ::rocksdb::FilterBuildingContext& context) const override {
-    return inner_->GetBuilderWithContext(context);
-  }
-  ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override {
-    FilterReader reader;
-    if (contents.size() >= kLeadFromBytes && FilterReader::Parse({contents.data(), contents.size()}, &reader).ok()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      placements_.push_back({reinterpret_cast<uintptr_t>(contents.data()) % 64,
-                             reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64});
-    }
-    return inner_->GetFilterBitsReader(contents);
-  }
+// In a database: RocksDB reads a large filter block into its block cache's
+// allocator's memory 16 bytes past a line, and the blocks are on lines.
+TEST(BlockReadLead, RocksdbReadsALargeFilterWithItsBlocksOnCacheLines) {
+  // Where each large filter's bytes and its blocks are, off a cache line.
   struct Placement {
     uintptr_t bytes_offset;
     uintptr_t blocks_offset;
   };
-  std::vector<Placement> placements() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return placements_;
-  }
-
- private:
-  std::shared_ptr<const ::rocksdb::FilterPolicy> inner_;
-  mutable std::mutex mutex_;
-  mutable std::vector<Placement> placements_;
-};
-
-// In a database: RocksDB reads a large filter block into its block cache's
-// allocator's memory 16 bytes past a line, and the blocks are on lines.
-TEST(BlockReadLead, RocksdbReadsALargeFilterWithItsBlocksOnCacheLines) {
-  auto policy = std::make_shared<PlacementRecordingPolicy>(
-      std::shared_ptr<const ::rocksdb::FilterPolicy>(NewLinebloomFilterPolicy(50)));
+  std::mutex mutex;
+  std::vector<Placement> placements;
+  auto policy = std::make_shared<ObservingFilterPolicy>(
+      std::shared_ptr<const ::rocksdb::FilterPolicy>(NewLinebloomFilterPolicy(50)),
+      [&](const ::rocksdb::Slice& contents) {
+        FilterReader reader;
+        if (contents.size() < kLeadFromBytes ||
+            !FilterReader::Parse({contents.data(), contents.size()}, &reader).ok()) {
+          return;
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        placements.push_back({reinterpret_cast<uintptr_t>(contents.data()) % 64,
+                              reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64});
+      });
   ::rocksdb::Options options = MakeOptions(policy, FilterMode{});
   options.write_buffer_size = 128 << 20;
   ::rocksdb::BlockBasedTableOptions table;
@@ -191,7 +174,7 @@ TEST(BlockReadLead, RocksdbReadsALargeFilterWithItsBlocksOnCacheLines) {
   }
   const FilterCounts counts = ReadFilterCounts(*options.statistics);
   EXPECT_GE(counts.useful, 1990u) << "the filter answers no for the absent keys";
-  const auto placements = policy->placements();
+  db.reset();  // before what the policy's observer refers to
   ASSERT_FALSE(placements.empty()) << "RocksDB read a filter of 1 MiB or more";
   for (const auto& p : placements) {
     EXPECT_EQ(p.bytes_offset, 16u);

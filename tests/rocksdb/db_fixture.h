@@ -7,8 +7,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -44,6 +46,28 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+// Delegates to `inner` and shows `observe` the contents of every filter
+// block RocksDB asks a reader for, where RocksDB holds them.
+class ObservingFilterPolicy : public ::rocksdb::FilterPolicy {
+ public:
+  ObservingFilterPolicy(std::shared_ptr<const ::rocksdb::FilterPolicy> inner,
+                        std::function<void(const ::rocksdb::Slice&)> observe)
+      : inner_(std::move(inner)), observe_(std::move(observe)) {}
+  const char* Name() const override { return inner_->Name(); }
+  const char* CompatibilityName() const override { return inner_->CompatibilityName(); }
+  ::rocksdb::FilterBitsBuilder* GetBuilderWithContext(const ::rocksdb::FilterBuildingContext& context) const override {
+    return inner_->GetBuilderWithContext(context);
+  }
+  ::rocksdb::FilterBitsReader* GetFilterBitsReader(const ::rocksdb::Slice& contents) const override {
+    observe_(contents);
+    return inner_->GetFilterBitsReader(contents);
+  }
+
+ private:
+  std::shared_ptr<const ::rocksdb::FilterPolicy> inner_;
+  std::function<void(const ::rocksdb::Slice&)> observe_;
 };
 
 // The filter modes a user can turn on, combined freely.
