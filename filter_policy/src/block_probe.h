@@ -21,6 +21,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "linebloom/filter_format.h"
 #include "linebloom/filter_options.h"
@@ -75,11 +76,16 @@ struct OneRoundPowersTable {
 // Sets bit `bit` (0..511) of a block. On a little-endian machine bit b of
 // byte b / 8 is also bit b % 64 of the 64-bit word b / 64, and a word OR
 // takes two instructions fewer than a byte OR (the shift count needs no
-// masking: x86 shifts use the low 6 bits).
+// masking: x86 shifts use the low 6 bits). The word is read and written
+// with memcpy: a filter may start anywhere (FinishInto's buffer, lead
+// bytes), and memcpy compiles to the same single OR to memory.
 inline void SetBit(unsigned char* block, uint32_t bit) {
   if constexpr (std::endian::native == std::endian::little) {
-    using Word = uint64_t __attribute__((may_alias));
-    reinterpret_cast<Word*>(block)[bit >> 6] |= uint64_t{1} << (bit & 63);
+    unsigned char* const at = block + (bit >> 6) * sizeof(uint64_t);
+    uint64_t word;
+    std::memcpy(&word, at, sizeof word);
+    word |= uint64_t{1} << (bit & 63);
+    std::memcpy(at, &word, sizeof word);
   } else {
     block[bit >> 3] |= static_cast<unsigned char>(1u << (bit & 7));
   }
