@@ -62,7 +62,7 @@ std::vector<size_t> FindTrailerMagics(const std::string& file) {
 
 enum class Damage {
   kZeroBits,       // zero the 64-byte blocks just before each trailer
-  kFutureVersion,  // trailer claims format version 2
+  kFutureVersion,  // trailer claims format version 3
 };
 
 // Damages every linebloom filter (or filter partition) in every SST of `dir`;
@@ -79,7 +79,7 @@ size_t DamageFilters(const std::string& dir, Damage damage) {
         std::fill(file.begin() + static_cast<std::ptrdiff_t>(trailer - span),
                   file.begin() + static_cast<std::ptrdiff_t>(trailer), '\0');
       } else {
-        file[magic - 1] = 2;
+        file[magic - 1] = 3;
       }
       ++damaged;
     }
