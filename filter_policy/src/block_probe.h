@@ -99,10 +99,11 @@ inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes)
   return true;
 }
 
-// A block is one cache line only when the filter's base address is 64-byte
-// aligned; bytes RocksDB reads from an SST land wherever malloc puts them,
-// so a block usually straddles two lines. Prefetching the first and last
-// byte covers both cases (the second is a no-op when they share a line).
+// A block is one cache line only when it starts on a 64-byte boundary;
+// bytes RocksDB reads from an SST land wherever malloc puts them, so unless
+// the filter was laid out for that memory (lead bytes) a block may straddle
+// two lines. Prefetching the first and last byte covers both cases (the
+// second is a no-op when they share a line).
 // Locality 1 (prefetcht2 on x86, RocksDB's choice too), not 3: a batch
 // prefetches up to 2 * kQueryChunk lines of a straddling filter, more than
 // the L1 data cache can track in flight; with the hint for the outer levels
