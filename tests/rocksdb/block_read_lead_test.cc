@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,28 @@ TEST(BlockReadLead, LeadBringsTheBlocksToALineBoundary) {
     EXPECT_EQ(allocator.allocations(), 1);
   }
   EXPECT_EQ(LeadBytesForBlockRead(size_t{64} << 20, NewFilterMemoryAllocator().get()), 0u);
+}
+
+// An allocator without memory: the probe gives up, and the filter has no
+// lead bytes.
+class FailingAllocator final : public ::rocksdb::MemoryAllocator {
+ public:
+  explicit FailingAllocator(bool throws) : throws_(throws) {}
+  const char* Name() const override { return "FailingAllocator"; }
+  void* Allocate(size_t) override {
+    if (throws_) throw std::bad_alloc();
+    return nullptr;
+  }
+  void Deallocate(void*) override { ADD_FAILURE() << "nothing was allocated"; }
+
+ private:
+  const bool throws_;
+};
+
+TEST(BlockReadLead, NoMemoryForTheProbeMeansNoLead) {
+  FailingAllocator returns_null(false), throws(true);
+  EXPECT_EQ(LeadBytesForBlockRead(kLeadFromBytes, &returns_null), 0u);
+  EXPECT_EQ(LeadBytesForBlockRead(kLeadFromBytes, &throws), 0u);
 }
 
 TEST(BlockReadLead, SmallFiltersHaveNoLeadAndAllocateNothing) {

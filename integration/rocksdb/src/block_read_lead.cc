@@ -15,8 +15,16 @@ size_t LeadBytesForBlockRead(size_t filter_bytes, ::rocksdb::MemoryAllocator* al
   if (filter_bytes < kLeadFromBytes) return 0;
   const size_t size = filter_bytes + kRocksdbBlockTrailerBytes;
   // ::operator new[] as a call, not a new-expression, which a compiler may
-  // elide (and then report any address).
-  void* const probe = allocator != nullptr ? allocator->Allocate(size) : ::operator new[](size);
+  // elide (and then report any address). Without memory for the probe the
+  // filter is laid out without lead bytes: the probe must not be what fails
+  // a filter (Finish allocates the filter itself next).
+  void* probe = nullptr;
+  try {
+    probe = allocator != nullptr ? allocator->Allocate(size) : ::operator new[](size);
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
+  if (probe == nullptr) return 0;
   const size_t offset = reinterpret_cast<uintptr_t>(probe) % kFilterBlockBytes;
   if (allocator != nullptr) {
     allocator->Deallocate(probe);
