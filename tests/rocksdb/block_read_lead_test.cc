@@ -135,6 +135,30 @@ TEST(BlockReadLead, LargePolicyFilterIsAlignedInTheBlockCachesMemory) {
   }
 }
 
+// align_blocks=false: every filter is version 1, for readers from before
+// version 2 (a rolling upgrade).
+TEST(BlockReadLead, AlignBlocksOffWritesVersion1) {
+  LinebloomPolicyOptions options;
+  options.bits_per_key = 50;
+  options.align_blocks = false;
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(options));
+  const std::vector<std::string> keys = KeysFrom(0, 200000);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  auto allocator = std::make_shared<OffsetAllocator>(16);
+  ::rocksdb::LRUCacheOptions cache_options;
+  cache_options.capacity = 1 << 20;
+  cache_options.memory_allocator = allocator;
+  PolicyFilterBuilder builder(*policy, 5, ::rocksdb::NewLRUCache(cache_options));
+  for (std::string_view k : views) builder.AddKey(k);
+  const PolicyFilter built = builder.Finish();
+  ASSERT_GE(built.bytes().size(), kLeadFromBytes);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 1);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 10], 0);
+  EXPECT_EQ(allocator->allocations(), 0) << "no probe";
+  const PolicyFilter read = PolicyFilter::FromBytes(*policy, built.bytes(), allocator);
+  for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;
+}
+
 TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(10));
   const std::vector<std::string> keys = KeysFrom(0, 10000);

@@ -269,7 +269,8 @@ TEST_F(RocksdbOptionStrings, AllFormsCreateTheConfiguredPolicy) {
 
 TEST_F(RocksdbOptionStrings, SerializedFormRoundTrips) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy, again;
-  ASSERT_TRUE(Create("id=linebloom;bits_per_key=6.5;num_probes=3;verify_checksum=false", &policy).ok());
+  ASSERT_TRUE(
+      Create("id=linebloom;bits_per_key=6.5;num_probes=3;verify_checksum=false;align_blocks=false", &policy).ok());
   ::rocksdb::ConfigOptions config;
   const std::string serialized = policy->ToString(config);
   std::printf("  serialized: %s\n", serialized.c_str());
@@ -277,6 +278,7 @@ TEST_F(RocksdbOptionStrings, SerializedFormRoundTrips) {
   EXPECT_EQ(AsLinebloom(again).options().bits_per_key, 6.5);
   EXPECT_EQ(AsLinebloom(again).options().num_probes, 3);
   EXPECT_FALSE(AsLinebloom(again).options().verify_checksum);
+  EXPECT_FALSE(AsLinebloom(again).options().align_blocks);
   std::string mismatch;
   EXPECT_TRUE(policy->AreEquivalent(config, again.get(), &mismatch)) << mismatch;
 }

@@ -24,13 +24,12 @@
 
 namespace linebloom::rocksdb_plugin {
 
-LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify,
-                                           std::shared_ptr<::rocksdb::Cache> block_cache)
+LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify, ReadMemory read_memory)
     : builder_(options),
       seed_(options.seed),
       bits_per_key_(options.EffectiveBitsPerKey()),
       post_verify_(post_verify),
-      block_cache_(std::move(block_cache)) {}
+      read_memory_(std::move(read_memory)) {}
 
 namespace {
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
@@ -107,8 +106,10 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   FlushStaged();
   builder_.SetLeadBytes(0);
-  const size_t lead =
-      LeadBytesForBlockRead(builder_.FinishedSize(), block_cache_ ? block_cache_->memory_allocator() : nullptr);
+  const auto& cache = read_memory_.block_cache;
+  const size_t lead = read_memory_.align
+                          ? LeadBytesForBlockRead(builder_.FinishedSize(), cache ? cache->memory_allocator() : nullptr)
+                          : 0;
   builder_.SetLeadBytes(lead);
   const size_t size = builder_.FinishedSize();
   // The blocks start on a 64-byte boundary of this buffer too, so that while

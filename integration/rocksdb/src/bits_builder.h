@@ -36,12 +36,18 @@ namespace linebloom::rocksdb_plugin {
 // dropped too. Every entry is added at most once up to 64-bit hash
 // collisions, which only merge two entries that already share all their bits.
 // Dropping by hash never loses an entry: equal hashes set the same bits.
+// Where RocksDB will read the filters a builder finishes: with `align`,
+// those of 1 MiB or more get the lead bytes that put their blocks on cache
+// lines in memory from the block cache's allocator (new[] without a cache
+// or allocator; block_read_lead.h).
+struct ReadMemory {
+  bool align = false;
+  std::shared_ptr<::rocksdb::Cache> block_cache;  // the table's; may be null
+};
+
 class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
-  // `block_cache`: the table's block cache (may be null), whose memory
-  // allocator RocksDB will read the filter into (block_read_lead.h).
-  LinebloomBitsBuilder(const FilterOptions& options, bool post_verify,
-                       std::shared_ptr<::rocksdb::Cache> block_cache = nullptr);
+  LinebloomBitsBuilder(const FilterOptions& options, bool post_verify, ReadMemory read_memory = {});
 
   void AddKey(const ::rocksdb::Slice& key) override;
   void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
@@ -97,7 +103,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
-  std::shared_ptr<::rocksdb::Cache> block_cache_;
+  ReadMemory read_memory_;
   bool any_key_ = false;                    // last_key_ is set (since the last Finish)
   uint64_t last_key_ = 0;                   // hash of the key of the latest AddKey*/
   HashSet prefixes_;                        // hashes of the alts of this filter

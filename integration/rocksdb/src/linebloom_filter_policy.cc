@@ -61,6 +61,9 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"verify_checksum",
        {offsetof(LinebloomPolicyOptions, verify_checksum), OptionType::kBoolean, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"align_blocks",
+       {offsetof(LinebloomPolicyOptions, align_blocks), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
       {"level_aware",
        {offsetof(LinebloomPolicyOptions, level_aware), OptionType::kBoolean, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
@@ -192,8 +195,9 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
   WarnOnceAboutContext(context);
   const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
-  auto builder = std::make_unique<LinebloomBitsBuilder>(
-      *filter_options, context.table_options.detect_filter_construct_corruption, context.table_options.block_cache);
+  auto builder =
+      std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption,
+                                             ReadMemory{options_.align_blocks, context.table_options.block_cache});
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the lookup
   // weight estimate (level_aware_bits.h). `bits` exists: FilterOptionsForNewFile made it.

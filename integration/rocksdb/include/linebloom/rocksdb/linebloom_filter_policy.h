@@ -16,6 +16,11 @@
 //                    after rounding up to whole blocks (default; ProbesFor)
 //   verify_checksum  bool, default true: check the filter's own XXH3 checksum
 //                    when RocksDB loads a filter block (see below)
+//   align_blocks     bool, default true: filters of 1 MiB or more start with
+//                    the lead bytes that put their blocks on cache lines in
+//                    the memory RocksDB reads them into (format version 2,
+//                    docs/FORMAT.md); false writes format version 1 only,
+//                    which linebloom releases before version 2 can read
 //   level_aware      bool, default false: under leveled compaction, give each
 //                    SST's filter the bits per key of its level from the
 //                    Monkey allocation (linebloom/level_allocator.h) of an
@@ -73,6 +78,8 @@ struct LinebloomPolicyOptions {
   // over the filter per load and guards against the remaining cases:
   // blocks read without verification and bytes damaged in memory.
   bool verify_checksum = true;
+  // Lead bytes for large filters (see the file comment).
+  bool align_blocks = true;
   // Level-aware bits per key (see the file comment).
   bool level_aware = false;
   double size_ratio = 10.0;
