@@ -15,8 +15,10 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../../integration/rocksdb/src/block_read_lead.h"  // white-box
@@ -102,6 +104,17 @@ std::vector<std::string> KeysFrom(int begin, int end) {
   return keys;
 }
 
+// A policy filter of `keys` for a table whose block cache has `allocator`.
+PolicyFilter BuildWithAllocator(const ::rocksdb::FilterPolicy& policy, std::span<const std::string_view> keys,
+                                std::shared_ptr<::rocksdb::MemoryAllocator> allocator) {
+  ::rocksdb::LRUCacheOptions cache_options;
+  cache_options.capacity = 1 << 20;
+  cache_options.memory_allocator = std::move(allocator);
+  PolicyFilterBuilder builder(policy, 5, ::rocksdb::NewLRUCache(cache_options));
+  for (std::string_view k : keys) builder.AddKey(k);
+  return builder.Finish();
+}
+
 // Through the builder RocksDB drives: a filter of 1 MiB or more gets the lead
 // its block cache's allocator calls for, and read from that allocator's
 // memory (as RocksDB reads it) its blocks are cache-line aligned.
@@ -111,12 +124,7 @@ TEST(BlockReadLead, LargePolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::vector<std::string_view> views(keys.begin(), keys.end());
   for (size_t offset : {16u, 0u, 40u}) {
     auto allocator = std::make_shared<OffsetAllocator>(offset);
-    ::rocksdb::LRUCacheOptions cache_options;
-    cache_options.capacity = 1 << 20;
-    cache_options.memory_allocator = allocator;
-    PolicyFilterBuilder builder(*policy, 5, ::rocksdb::NewLRUCache(cache_options));
-    for (std::string_view k : views) builder.AddKey(k);
-    const PolicyFilter built = builder.Finish();
+    const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
     const size_t lead = (64 - offset) % 64;
     const std::string_view bytes = built.bytes();
     ASSERT_GE(bytes.size(), kLeadFromBytes);
@@ -145,12 +153,7 @@ TEST(BlockReadLead, AlignBlocksOffWritesVersion1) {
   const std::vector<std::string> keys = KeysFrom(0, 200000);
   std::vector<std::string_view> views(keys.begin(), keys.end());
   auto allocator = std::make_shared<OffsetAllocator>(16);
-  ::rocksdb::LRUCacheOptions cache_options;
-  cache_options.capacity = 1 << 20;
-  cache_options.memory_allocator = allocator;
-  PolicyFilterBuilder builder(*policy, 5, ::rocksdb::NewLRUCache(cache_options));
-  for (std::string_view k : views) builder.AddKey(k);
-  const PolicyFilter built = builder.Finish();
+  const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
   ASSERT_GE(built.bytes().size(), kLeadFromBytes);
   EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 1);
   EXPECT_EQ(built.bytes()[built.bytes().size() - 10], 0);
