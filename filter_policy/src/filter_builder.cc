@@ -271,7 +271,7 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   trailer.seed = options_.seed;
   trailer.num_probes = static_cast<uint8_t>(num_probes);
   if (lead_bytes_ > 0) {
-    trailer.reserved = static_cast<uint8_t>(lead_bytes_);
+    trailer.lead_bytes = static_cast<uint8_t>(lead_bytes_);
     trailer.version = internal::kFormatVersionWithLead;
   }
   internal::EncodeTrailer(trailer, start, lead_bytes_ + num_blocks * kFilterBlockBytes);

@@ -43,8 +43,8 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
   if (t.version != internal::kFormatVersion && !has_lead) return fail(ParseError::kUnsupportedVersion);
   if (t.hash_scheme != internal::kHashSchemeXxh3Fastrange) return fail(ParseError::kBadHashScheme);
   if (t.num_probes < kMinProbes || t.num_probes > kMaxProbes) return fail(ParseError::kBadProbes);
-  if (!has_lead && t.reserved != 0) return fail(ParseError::kBadReservedField);
-  const size_t lead = has_lead ? t.reserved : 0;
+  if (!has_lead && t.lead_bytes != 0) return fail(ParseError::kBadReservedField);
+  const size_t lead = t.lead_bytes;  // 0 in version 1
   if (lead > kMaxLeadBytes) return fail(ParseError::kBadLeadBytes);
   if (bytes.size() - kFilterTrailerBytes < lead) return fail(ParseError::kBadSize);
   const size_t body = bytes.size() - kFilterTrailerBytes - lead;

@@ -19,7 +19,7 @@ void EncodeTrailer(const Trailer& t, unsigned char* out, size_t body_size) {
   EncodeFixed32(reinterpret_cast<char*>(p), t.seed);
   p[4] = t.num_probes;
   p[5] = t.hash_scheme;
-  p[6] = t.reserved;
+  p[6] = t.lead_bytes;
   p[7] = t.version;
   std::memcpy(p + 8, kMagic, 4);
   uint64_t sum = Checksum64(out, body_size + kFilterTrailerBytes - 4);
@@ -32,7 +32,7 @@ Trailer DecodeTrailer(std::string_view filter) {
   t.seed = DecodeFixed32(p);
   t.num_probes = static_cast<uint8_t>(p[4]);
   t.hash_scheme = static_cast<uint8_t>(p[5]);
-  t.reserved = static_cast<uint8_t>(p[6]);
+  t.lead_bytes = static_cast<uint8_t>(p[6]);
   t.version = static_cast<uint8_t>(p[7]);
   return t;
 }

@@ -36,7 +36,7 @@ struct Trailer {
   uint32_t seed = 0;
   uint8_t num_probes = 0;
   uint8_t hash_scheme = kHashSchemeXxh3Fastrange;
-  uint8_t reserved = 0;  // byte 6: 0 in version 1, the lead bytes in version 2
+  uint8_t lead_bytes = 0;  // byte 6: the lead bytes in version 2; reserved, 0, in version 1
   uint8_t version = kFormatVersion;
 };
 

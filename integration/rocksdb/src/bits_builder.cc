@@ -105,12 +105,12 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   FlushStaged();
-  builder_.SetLeadBytes(0);
   const auto& cache = read_memory_.block_cache;
-  const size_t lead = read_memory_.align
-                          ? LeadBytesForBlockRead(builder_.FinishedSize(), cache ? cache->memory_allocator() : nullptr)
-                          : 0;
-  builder_.SetLeadBytes(lead);
+  // The size without lead bytes (the builder still holds the previous filter's).
+  const size_t plain_size = builder_.FinishedSize() - builder_.lead_bytes();
+  builder_.SetLeadBytes(
+      read_memory_.align ? LeadBytesForBlockRead(plain_size, cache ? cache->memory_allocator() : nullptr) : 0);
+  const size_t lead = builder_.lead_bytes();
   const size_t size = builder_.FinishedSize();
   // The blocks start on a 64-byte boundary of this buffer too, so that while
   // the filter is built every block is one cache line: new[] aligns to 16

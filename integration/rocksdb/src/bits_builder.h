@@ -19,6 +19,15 @@
 
 namespace linebloom::rocksdb_plugin {
 
+// Where RocksDB will read the filters a builder finishes: with `align`,
+// those of 1 MiB or more get the lead bytes that put their blocks on cache
+// lines in memory from the block cache's allocator (new[] without a cache
+// or allocator; block_read_lead.h).
+struct ReadMemory {
+  bool align = false;
+  std::shared_ptr<::rocksdb::Cache> block_cache;  // the table's; may be null
+};
+
 // Memory per key: the core FilterBuilder keeps one 8-byte hash per distinct
 // entry, and the set of distinct prefixes (AddKeyAndAlt) 16 to 32 bytes per
 // prefix. With post_verify (detect_filter_construct_corruption) a second
@@ -36,15 +45,6 @@ namespace linebloom::rocksdb_plugin {
 // dropped too. Every entry is added at most once up to 64-bit hash
 // collisions, which only merge two entries that already share all their bits.
 // Dropping by hash never loses an entry: equal hashes set the same bits.
-// Where RocksDB will read the filters a builder finishes: with `align`,
-// those of 1 MiB or more get the lead bytes that put their blocks on cache
-// lines in memory from the block cache's allocator (new[] without a cache
-// or allocator; block_read_lead.h).
-struct ReadMemory {
-  bool align = false;
-  std::shared_ptr<::rocksdb::Cache> block_cache;  // the table's; may be null
-};
-
 class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   LinebloomBitsBuilder(const FilterOptions& options, bool post_verify, ReadMemory read_memory = {});

@@ -41,10 +41,6 @@ namespace linebloom::rocksdb_plugin {
 
 inline constexpr size_t kLeadFromBytes = size_t{1} << 20;
 
-// RocksDB's block trailer: a compression type byte and a 32-bit checksum
-// (kBlockTrailerSize in table/format.h, 5 in every release 7.8 to 11.8).
-inline constexpr size_t kRocksdbBlockTrailerBytes = 5;
-
 // The lead bytes for a filter of `filter_bytes` bytes (without lead) that
 // RocksDB will read with `allocator` (the block cache's, or null for new[]):
 // 0 below kLeadFromBytes.

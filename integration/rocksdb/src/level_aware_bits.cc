@@ -538,23 +538,27 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   // over-estimate of a small L0, so its high bits never push the tree over.
   const auto l0_keys = entries[0] > 0 ? n[0] : 0;
   if (l0_keys > 0) builtin += static_cast<double>(BuiltinFilterBytes(l0_keys, average_bits_per_key_));
-  // The bits a recorded file is booked at: a pinned one got its level's
-  // own bits (plan.own_bits_per_key, BitsAtFinish), the others the plan's.
-  Plan plan;
-  std::map<int, std::vector<bool>> pinned;  // by level, in the records' order
+  // The recorded files at levels s..d and the bits each is booked at: a
+  // pinned one got its level's own bits (plan.own_bits_per_key,
+  // BitsAtFinish), the others the plan's. Whether a file is pinned is looked
+  // up once here, not in every step of the bisection below.
+  struct Booked {
+    int level;
+    size_t run;
+    const Live* file;
+    bool pinned;
+  };
+  std::vector<Booked> booked;
   for (const auto& [level, files] : cf.live) {
-    std::vector<bool>& flags = pinned[level];
-    for (const auto& [smallest, file] : files) flags.push_back(cf.Pinned(level, smallest, file.largest));
-  }
-  // Calls f(level, file, bits it is booked at) for each recorded file at levels s..d.
-  auto for_each_booked = [&](const std::vector<double>& bits, auto f) {
-    for (const auto& [level, files] : cf.live) {
-      if (level < s || level > d) continue;
-      const auto run = static_cast<size_t>(1 + level - s);
-      const std::vector<bool>& flags = pinned[level];
-      size_t i = 0;
-      for (const auto& [smallest, file] : files) f(level, file, flags[i++] ? plan.own_bits_per_key[run] : bits[run]);
+    if (level < s || level > d) continue;
+    for (const auto& [smallest, file] : files) {
+      booked.push_back({level, static_cast<size_t>(1 + level - s), &file, cf.Pinned(level, smallest, file.largest)});
     }
+  }
+  Plan plan;
+  // Calls f(level, file, bits it is booked at) for each booked file.
+  auto for_each_booked = [&](const std::vector<double>& bits, auto f) {
+    for (const Booked& b : booked) f(b.level, *b.file, b.pinned ? plan.own_bits_per_key[b.run] : bits[b.run]);
   };
   auto real_bytes = [&](const std::vector<double>& bits) {
     double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;

@@ -38,6 +38,10 @@ namespace linebloom::rocksdb_plugin {
 // The largest batch RocksDB 7.8 hands to FilterBitsReader::MayMatch(n, ...)
 // (MultiGetContext::MAX_BATCH_SIZE).
 inline constexpr size_t kMaxRocksdbBatch = 32;
+// RocksDB's block trailer, a compression type byte and a 32-bit checksum
+// (kBlockTrailerSize in table/format.h, 5 in every release 7.8 to 11.8): a
+// block is read into a buffer with room for it after the block.
+inline constexpr size_t kRocksdbBlockTrailerBytes = 5;
 
 // A finished filter: owns its bytes and a reader over them. Move-only (the
 // reader points into the buffer, which moves with it).
@@ -52,13 +56,12 @@ class PolicyFilter {
   // when given (the block cache's allocator), else from new[].
   static PolicyFilter FromBytes(const ::rocksdb::FilterPolicy& policy, std::string_view bytes,
                                 std::shared_ptr<::rocksdb::MemoryAllocator> allocator = nullptr) {
-    constexpr size_t kBlockTrailer = 5;  // RocksDB's kBlockTrailerSize
     std::shared_ptr<char> owned;
     if (allocator) {
-      owned.reset(static_cast<char*>(allocator->Allocate(bytes.size() + kBlockTrailer)),
+      owned.reset(static_cast<char*>(allocator->Allocate(bytes.size() + kRocksdbBlockTrailerBytes)),
                   [allocator](char* p) { allocator->Deallocate(p); });
     } else {
-      owned.reset(new char[bytes.size() + kBlockTrailer], std::default_delete<char[]>());
+      owned.reset(new char[bytes.size() + kRocksdbBlockTrailerBytes], std::default_delete<char[]>());
     }
     std::copy(bytes.begin(), bytes.end(), owned.get());
     const ::rocksdb::Slice contents(owned.get(), bytes.size());
