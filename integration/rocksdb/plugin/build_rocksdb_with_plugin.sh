@@ -5,8 +5,8 @@
 # file and that sst_dump names the policy.
 #
 # The source tree and the build are cached per machine, outside the checkout:
-#   $CACHE/rocksdb-11.8.1-src    the extracted release, plugin/linebloom a
-#                                symlink to this folder of the checkout
+#   $CACHE/rocksdb-11.8.1-src    the extracted release, plugin/linebloom
+#                                symlinks to this folder's files
 #   $CACHE/rocksdb-11.8.1-build  the CMake build (library and tools)
 # The first build of RocksDB takes about 45 minutes on 2 cores, and adding
 # the plugin to a build made without it rebuilds everything once (its flags
@@ -50,13 +50,9 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
   rmdir "$src.tmp"
 fi
 
-# The plugin folder as RocksDB expects it; a symlink, so the build always
+# The plugin folder as RocksDB expects it, of symlinks, so the build always
 # compiles this checkout's sources.
-link=$src/plugin/linebloom
-if [ -e "$link" ] && [ ! -L "$link" ]; then
-  echo "$link exists and is not a symlink; remove it first" >&2; exit 2
-fi
-ln -sfn "$here" "$link"
+"$here/link_into.sh" "$src"
 
 # Exactly the configuration of the prebuilt 11.8.1 (AVX2: -march=haswell), so
 # RocksDB's built-in filter in these tools is the same as there.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
+#include "linebloom/rocksdb/c.h"
 #include "linebloom/rocksdb/level_aware_listener.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
@@ -68,3 +69,5 @@ void RegisterLinebloomWithDefaultLibrary() {
 }
 
 }  // namespace linebloom::rocksdb_plugin
+
+extern "C" void linebloom_rocksdb_register(void) { linebloom::rocksdb_plugin::RegisterLinebloomWithDefaultLibrary(); }
