@@ -15,14 +15,11 @@
 #
 # usage: integration/rocksdb/plugin/build_rocksdb_with_plugin.sh
 # env: LINEBLOOM_CACHE  (default ${XDG_CACHE_HOME:-$HOME/.cache}/linebloom)
-#      ROCKSDB_TARBALL  (default: src/rocksdb-11.8.1.tar.xz of
-#                        $LINEBLOOM_SHARED_ROCKSDB, else of ../shared/rocksdb
-#                        beside the checkout, else of /work/shared/rocksdb)
+#      ROCKSDB_TARBALL  (the release's source, see extract_rocksdb.sh)
 #      JOBS             (parallel compile jobs, default: number of CPUs)
 #      CHECK_DIR        (scratch DB for the check, default $CACHE/plugin-check)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd -P)
-root=$(cd "$here/../../.." && pwd -P)
 version=11.8.1
 cache=${LINEBLOOM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/linebloom}
 src=$cache/rocksdb-$version-src
@@ -30,29 +27,8 @@ build=$cache/rocksdb-$version-build
 check=${CHECK_DIR:-$cache/plugin-check}
 jobs=${JOBS:-$(nproc)}
 
-if [ -z "${ROCKSDB_TARBALL:-}" ]; then
-  for shared in ${LINEBLOOM_SHARED_ROCKSDB:+"$LINEBLOOM_SHARED_ROCKSDB"} \
-                "$root/../shared/rocksdb" /work/shared/rocksdb; do
-    [ -r "$shared/src/rocksdb-$version.tar.xz" ] &&
-      { ROCKSDB_TARBALL=$shared/src/rocksdb-$version.tar.xz; break; }
-  done
-fi
-
 mkdir -p "$cache"
-if [ ! -f "$src/CMakeLists.txt" ]; then
-  [ -r "${ROCKSDB_TARBALL:-}" ] ||
-    { echo "no RocksDB $version source: set ROCKSDB_TARBALL to rocksdb-$version.tar.xz" >&2; exit 2; }
-  echo "extracting $ROCKSDB_TARBALL into $src"
-  rm -rf "$src.tmp"
-  mkdir -p "$src.tmp"
-  tar -xJf "$ROCKSDB_TARBALL" -C "$src.tmp"
-  mv "$src.tmp/rocksdb-$version" "$src"
-  rmdir "$src.tmp"
-fi
-
-# The plugin folder as RocksDB expects it, of symlinks, so the build always
-# compiles this checkout's sources.
-"$here/link_into.sh" "$src"
+"$here/extract_rocksdb.sh" "$src"
 
 # Exactly the configuration of the prebuilt 11.8.1 (AVX2: -march=haswell), so
 # RocksDB's built-in filter in these tools is the same as there.
@@ -65,32 +41,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPORTABLE=haswell \
 grep 'linebloom plugin:' "$cache/plugin-configure.log"
 cmake --build "$build" -j"$jobs" --target rocksdb db_bench sst_dump ldb db_stress
 
-# The check. No preload: linebloom must come from the tools themselves.
-unset LD_PRELOAD
-rm -rf "$check"
-mkdir -p "$check"
-out=$check/db_bench.out
-num=20000
-"$build/db_bench" --db="$check/db" --options_file="$root/bench/rocksdb/linebloom.OPTIONS" \
-  --benchmarks=fillrandom,compact,readmissing --statistics --num=$num --seed=1 --threads=1 \
-  >"$out" 2>&1 || { tail -n 30 "$out"; echo "FAIL: db_bench exited with an error"; exit 1; }
-ticker() { awk -v name="$1" '$1 == name && $2 == "COUNT" { c = $4 } END { print c + 0 }' "$out"; }
-useful=$(ticker rocksdb.bloom.filter.useful)
-positive=$(ticker rocksdb.bloom.filter.full.positive)
-grep -E '^(RocksDB:|readmissing)' "$out"
-echo "rocksdb.bloom.filter.useful=$useful rocksdb.bloom.filter.full.positive=$positive"
-fail=0
-[ "$useful" -gt $((num * 9 / 10)) ] ||
-  { echo "FAIL: the filters answered only $useful of $num missing-key lookups"; fail=1; }
-grep -q 'filter_policy={id=linebloom;' "$check"/db/OPTIONS-* ||
-  { echo "FAIL: the DB's OPTIONS file does not name linebloom"; fail=1; }
 # RocksDB's CMake build puts sst_dump and ldb in tools/.
 sst_dump=$build/tools/sst_dump
 [ -x "$sst_dump" ] || sst_dump=$build/sst_dump
-for sst in "$check"/db/*.sst; do
-  "$sst_dump" --file="$sst" --show_properties 2>&1 | grep 'filter policy name' | sed "s|^ *|$(basename "$sst"): |"
-  "$sst_dump" --file="$sst" --show_properties 2>&1 | grep -q 'filter policy name: linebloom' ||
-    { echo "FAIL: $sst has no linebloom filter"; fail=1; }
-done
-[ $fail -eq 0 ] || exit 1
-echo "PASS: $build/db_bench and $sst_dump use linebloom with no preload"
+"$here/check_built_in.sh" "$build/db_bench" "$sst_dump" "$check"
