@@ -21,7 +21,7 @@ ifndef LINEBLOOM_SOURCE_DIR
 LINEBLOOM_SOURCE_DIR := $(abspath $(dir $(realpath $(lastword $(MAKEFILE_LIST))))../../..)
 endif
 
-ifneq ($(realpath $(LINEBLOOM_PLUGIN_DIR)),$(realpath .)/$(LINEBLOOM_PLUGIN_DIR))
+ifneq ($(realpath $(LINEBLOOM_PLUGIN_DIR)),$(realpath $(dir $(LINEBLOOM_PLUGIN_DIR)))/$(notdir $(LINEBLOOM_PLUGIN_DIR)))
 $(error linebloom: $(LINEBLOOM_PLUGIN_DIR) is a symlink to a folder, so RocksDB's make would write objects into it; make it a folder of symlinks instead: integration/rocksdb/plugin/link_into.sh <rocksdb>)
 endif
 ifeq ($(wildcard $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/include/linebloom/rocksdb/registration.h),)
