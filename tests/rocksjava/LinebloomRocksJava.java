@@ -17,6 +17,7 @@
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -26,6 +27,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.ConfigOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
 import org.rocksdb.OptionsUtil;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -67,7 +69,7 @@ public final class LinebloomRocksJava {
     int foundAbsent = 0;
     for (int i = 0; i < 2 * KEYS; i += 2) {
       final byte[] value = db.get(cf, key(i));
-      if (value == null || !java.util.Arrays.equals(value, key(i))) ++missing;
+      if (value == null || !Arrays.equals(value, key(i))) ++missing;
     }
     for (int i = 1; i < 2 * KEYS; i += 2) {
       if (db.get(cf, key(i)) != null) ++foundAbsent;
@@ -107,11 +109,14 @@ public final class LinebloomRocksJava {
       check(families.size() == 1, "the OPTIONS file has the default column family");
       dbOptions.setCreateIfMissing(true).setCreateMissingColumnFamilies(true).setStatistics(stats);
       families.add(new ColumnFamilyDescriptor("from_string".getBytes(StandardCharsets.US_ASCII), fromString));
-      RocksDB.destroyDB(args[1], new org.rocksdb.Options());
+      try (Options destroyOptions = new Options()) {
+        RocksDB.destroyDB(args[1], destroyOptions);
+      }
       try (RocksDB db = RocksDB.open(dbOptions, args[1], families, handles)) {
         for (ColumnFamilyHandle handle : handles) exercise(db, handle, stats);
         for (ColumnFamilyHandle handle : handles) handle.close();
       }
+      for (ColumnFamilyDescriptor family : families) family.getOptions().close();
     }
     System.out.printf("%d passed, %d failed%n", passed, failed);
     System.exit(failed == 0 ? 0 : 1);
