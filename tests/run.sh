@@ -4,8 +4,9 @@
 #   1. release:  builds everything (Release) and runs every CTest test,
 #                including the benchmark and harness smoke runs;
 #   2. rocksdb11: the RocksDB plugin's suite (ctest -L rocksdb) against the
-#                prebuilt RocksDB 11.8.1 and a compile-only check against
-#                every RocksDB header set (tests/rocksdb/stage_rocksdb11.sh;
+#                prebuilt RocksDB 11.8.1, a compile-only check against
+#                every RocksDB header set and the plan of RocksDB's make
+#                build with the plugin (tests/rocksdb/stage_rocksdb11.sh;
 #                own build directory; skipped with a message where
 #                /work/shared/rocksdb is missing, a failure then under CI=true);
 #   3. sanitize: the whole suite under AddressSanitizer+UndefinedBehavior-

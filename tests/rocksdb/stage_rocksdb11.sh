@@ -2,7 +2,8 @@
 # The rocksdb11 stage of tests/run.sh: the plugin's whole RocksDB suite
 # (ctest -L rocksdb) built and run against the prebuilt RocksDB 11.8.1, its
 # db_bench/sst_dump/ldb included, then the compile-only check against every
-# header set (compile_check.sh). Own build directory; only the plugin and its
+# header set (compile_check.sh) and the plan of RocksDB's make build with
+# the plugin (plugin_make_check.sh). Own build directory; only the plugin and its
 # tests are built (benchmarks off).
 #
 # Where RocksDB comes from: $LINEBLOOM_SHARED_ROCKSDB (default ../shared/rocksdb
@@ -42,3 +43,6 @@ ctest --test-dir "$build" -L rocksdb --output-on-failure -j "$jobs"
 tarball=$shared/src/rocksdb-11.8.1.tar.xz
 [ -f "$tarball" ] || tarball=""
 JOBS=$jobs "$root/tests/rocksdb/compile_check.sh" "$shared/headers" $tarball
+if [ -n "$tarball" ]; then
+  "$root/tests/rocksdb/plugin_make_check.sh" "$tarball" "$build/plugin-make-check"
+fi
