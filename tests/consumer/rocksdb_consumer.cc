@@ -1,6 +1,8 @@
 // Opens a RocksDB database whose table filters come from an installed
 // linebloom::rocksdb, flushes one key into an SST (built with the linebloom
-// filter) and reads it back.
+// filter) and reads it back; and names the policy in a string after the
+// installed C entry point registered it.
+#include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "linebloom/rocksdb/c.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 int main() {
@@ -40,6 +43,12 @@ int main() {
   if (rc == 0 && !db->Get(rocksdb::ReadOptions(), "absent", &value).IsNotFound()) rc = 6;
   db.reset();
   std::filesystem::remove_all(dir_template);
+  linebloom_rocksdb_register();
+  std::shared_ptr<const rocksdb::FilterPolicy> by_name;
+  if (rc == 0 && (!rocksdb::FilterPolicy::CreateFromString(rocksdb::ConfigOptions(), "linebloom:10", &by_name).ok() ||
+                  by_name == nullptr || std::string(by_name->Name()) != "linebloom")) {
+    rc = 7;
+  }
   if (rc == 0) std::puts("rocksdb consumer: ok");
   return rc;
 }
