@@ -8,7 +8,7 @@
 #include <rocksdb/memory_allocator.h>
 
 #include "linebloom/filter_format.h"
-#include "linebloom/rocksdb/builtin_filter.h"  // kRocksdbBlockTrailerBytes
+#include "linebloom/rocksdb/filter_bits.h"  // kRocksdbBlockTrailerBytes
 
 namespace linebloom::rocksdb_plugin {
 

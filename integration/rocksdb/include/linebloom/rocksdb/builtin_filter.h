@@ -38,10 +38,6 @@ namespace linebloom::rocksdb_plugin {
 // The largest batch RocksDB 7.8 hands to FilterBitsReader::MayMatch(n, ...)
 // (MultiGetContext::MAX_BATCH_SIZE).
 inline constexpr size_t kMaxRocksdbBatch = 32;
-// RocksDB's block trailer, a compression type byte and a 32-bit checksum
-// (kBlockTrailerSize in table/format.h, 5 in every release 7.8 to 11.8): a
-// block is read into a buffer with room for it after the block.
-inline constexpr size_t kRocksdbBlockTrailerBytes = 5;
 
 // A finished filter: owns its bytes and a reader over them. Move-only (the
 // reader points into the buffer, which moves with it).

@@ -153,3 +153,13 @@ class FilterBitsReader {
 }  // namespace ROCKSDB_NAMESPACE
 
 #endif  // LINEBLOOM_ROCKSDB_INTERNAL_HEADER
+
+namespace linebloom::rocksdb_plugin {
+
+// RocksDB's block trailer, a compression type byte and a 32-bit checksum
+// (kBlockTrailerSize in table/format.h, 5 in every release 7.8 to 11.8): a
+// filter block is read into a buffer with room for it after the filter, and
+// FilterBitsReader sees the filter at the buffer's first byte.
+inline constexpr size_t kRocksdbBlockTrailerBytes = 5;
+
+}  // namespace linebloom::rocksdb_plugin
