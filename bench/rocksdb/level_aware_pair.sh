@@ -86,7 +86,7 @@ passes=${PASSES:-3}
 refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
 # LA_BITS: level_aware's average bits per key (default 10, like the others).
 # Its live filter bytes can land a few % above the budget (trivial moves,
-# levels off the model's sizes; docs/ROCKSDB.md), so an equal-memory
+# levels off the model's sizes; docs/LEVEL_AWARE.md), so an equal-memory
 # comparison may set it lower -- the report prints every config's bytes.
 la_bits=${LA_BITS:-10}
 # LA_OPTIONS: more options for the level-aware configurations' policy,

@@ -385,13 +385,13 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
   }
   // Upper levels at most their share of the quiesced tree. A file compacted
   // down without a replacement at its level stays recorded, and when writes
-  // stop the upper levels drain while their records stay: built live, a
-  // tree was seen with L4 recorded at 50-70 x and L5 at 7-9 x their live
-  // keys. And while writes outrun compaction, the live upper levels do hold
-  // several times their share, which a last level planned for would keep
-  // in its files after they drain. RocksDB returns level l to T^(l-D) of the
-  // last level, so each upper level counts at most that: its keys, and its
-  // bytes in the books, scaled down alike (see the header).
+  // stop the upper levels drain while their records stay, so a level's
+  // records can count many times its live keys. And while writes outrun
+  // compaction, the live upper levels do hold several times their share,
+  // which a last level planned for would keep in its files after they
+  // drain. RocksDB returns level l to T^(l-D) of the last level, so each
+  // upper level counts at most that: its keys, and its bytes in the books,
+  // scaled down alike (docs/LEVEL_AWARE.md, "The tracked tree").
   // L0 is modelled on the shallowest level as recorded, which RocksDB keeps
   // at least max_bytes_for_level_base, often over its share; stale, its
   // records count at most kBaseLevelSlack times the share.
@@ -467,7 +467,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       const double largest = *std::max_element(p.weights.begin(), p.weights.end());
       std::vector<double> normalized(p.weights);
       for (double& w : normalized) w /= largest;
-      // Move-safe (see "Trivial moves in the tracked tree"), or per run for
+      // Move-safe (docs/LEVEL_AWARE.md, "Trivial moves"), or per run for
       // a pinned file (BitsAtFinish).
       p.allocation =
           move_safe_run ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
@@ -900,8 +900,9 @@ std::optional<FilterOptions> LevelAwareBits::ForNewFile(const ::rocksdb::FilterB
         double bits = cf.plan->bits_per_key[run];
         if (bits <= 0) return std::nullopt;
         if (level == cf.deepest && cf.plan->last_bytes_per_key > 0) {
-          // Whole blocks for the predicted keys, budget plus carry (see
-          // above); bits half a block below, so that ceil gives them.
+          // Whole blocks for the predicted keys, budget plus carry
+          // (docs/LEVEL_AWARE.md, "Whole blocks per file"); bits half a
+          // block below, so that ceil gives them.
           double keys = 0;
           const auto& recent = cf.recent[level];
           for (const Filter& f : recent) keys += static_cast<double>(f.keys);

@@ -200,7 +200,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
                                              ReadMemory{options_.align_blocks, context.table_options.block_cache});
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the lookup
-  // weight estimate (level_aware_bits.h). `bits` exists: FilterOptionsForNewFile made it.
+  // weight estimate (docs/LEVEL_AWARE.md). `bits` exists: FilterOptionsForNewFile made it.
   return level_aware_->bits->Observed(context, std::move(builder)).release();
 }
 

@@ -25,7 +25,7 @@
 //                    SST's filter the bits per key of its level from the
 //                    Monkey allocation (linebloom/level_allocator.h) of an
 //                    average of bits_per_key over the tree; see
-//                    src/level_aware_bits.h for the model. A level allocated
+//                    docs/LEVEL_AWARE.md for the model. A level allocated
 //                    0 bits gets no filter block at all
 //   size_ratio       double in [1.5, 100], default 10: the model's ratio of
 //                    adjacent level sizes; set it to the column family's
@@ -83,7 +83,7 @@ struct LinebloomPolicyOptions {
   // Level-aware bits per key (see the file comment).
   bool level_aware = false;
   double size_ratio = 10.0;
-  // Level-aware, cache-aware weighting (src/level_aware_bits.h): weight each
+  // Level-aware, cache-aware weighting (docs/LEVEL_AWARE.md): weight each
   // level by the probability that a false positive there misses the block
   // cache. block_cache_bytes > 0 turns it on with that capacity.
   // data_bytes_per_key 0: estimated from the keys (mean key bytes + 40).
