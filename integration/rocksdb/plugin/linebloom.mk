@@ -1,5 +1,5 @@
 # linebloom as a RocksDB plugin, for RocksDB's CMake and make builds.
-# Step-by-step instructions: docs/ROCKSDB.md, "Built into RocksDB".
+# Step-by-step instructions: docs/BINDINGS.md, "Built into RocksDB".
 #
 # Put this folder's files into <rocksdb>/plugin/linebloom: a real folder
 # holding a symlink to each file (integration/rocksdb/plugin/link_into.sh does
