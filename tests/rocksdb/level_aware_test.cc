@@ -140,7 +140,7 @@ TEST(RocksdbLevelAware, LevelsGetTheAllocatorsBits) {
   // The documented model: LeveledEntries over L3..L6, L0 as large as L3.
   std::vector<uint64_t> model = LeveledEntries(uint64_t{1} << 60, 10, 4);
   model.insert(model.begin(), model.front());
-  const LevelAllocation expected = LevelAwareBits::MoveSafeAllocation(model, {}, 10);
+  const LevelAllocation expected = AllocateBitsSharedMiddle(model, {}, 10);
   const LevelAllocation uniform = UniformAllocation(model, 10);
   // Monkey's prediction for this shape is ~70 % fewer wasted reads; the
   // move-safe constraint keeps ~65 %.
@@ -380,7 +380,7 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
   const int levels[] = {0, 3, 4, 5, 6};
   for (int level : {3, 6}) ASSERT_TRUE(bits->ForNewFile(Context(level).context));
   const std::vector<uint64_t> model = ModelL3ToL6();
-  const LevelAllocation unweighted = LevelAwareBits::MoveSafeAllocation(model, {}, 10);
+  const LevelAllocation unweighted = AllocateBitsSharedMiddle(model, {}, 10);
   // Nothing observed yet: weight 1 everywhere.
   EXPECT_EQ(bits->LookupWeights("default"), std::vector<double>(5, 1.0));
   EXPECT_EQ(bits->ForNewFile(Context(3).context)->bits_per_key, unweighted.bits_per_key[1]);
@@ -393,7 +393,7 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
   EXPECT_DOUBLE_EQ(bits->BudgetAverage("default"), 10.0);
 
   const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
-  const LevelAllocation expected = LevelAwareBits::MoveSafeAllocation(model, quantized, 10);
+  const LevelAllocation expected = AllocateBitsSharedMiddle(model, quantized, 10);
   for (size_t run = 0; run < model.size(); ++run) {
     const auto chosen = bits->ForNewFile(Context(levels[run]).context);
     ASSERT_TRUE(chosen) << levels[run];
@@ -405,7 +405,7 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
   // last level fewer, and the expected false positives per lookup (with
   // these weights) are no higher. (Here the shared levels' weights still sum
   // to 1.84, and both land on the same 1/8-bit grid point, 16.625; sparser
-  // levels move it: MoveSafeAllocationIsTheConstrainedOptimum.)
+  // levels move it: SharedMiddleAllocationIsTheConstrainedOptimum.)
   EXPECT_LE(expected.bits_per_key[1], unweighted.bits_per_key[1]);
   EXPECT_GE(expected.bits_per_key[4], unweighted.bits_per_key[4]);
   double unweighted_cost = 0;
@@ -418,13 +418,13 @@ TEST(RocksdbLevelAwareWeights, KeyRangesOfObservedFiltersWeighTheLevels) {
 // earlier rule, the unconstrained optimum with levels s..D-2 cut down to
 // D-1's bits afterwards (never better: it satisfies the same constraint).
 // Each answer stays within the budget and gives levels s..D-1 one value.
-TEST(RocksdbLevelAwareWeights, MoveSafeAllocationIsTheConstrainedOptimum) {
+TEST(RocksdbLevelAwareWeights, SharedMiddleAllocationIsTheConstrainedOptimum) {
   const std::vector<uint64_t> model = ModelL3ToL6();
   const std::vector<std::vector<double>> cases = {
       {1, 1, 1, 1, 1}, {1, 0.5, 0.6, 0.75, 1}, {0.3, 0.5, 0.5, 0.5, 1}, {1, 1, 1, 0.5, 1}, {1, 0.05, 0.2, 0.9, 1}};
   for (double average : {6.0, 10.0, 16.0}) {
     for (const std::vector<double>& w : cases) {
-      const LevelAllocation safe = LevelAwareBits::MoveSafeAllocation(model, w, average);
+      const LevelAllocation safe = AllocateBitsSharedMiddle(model, w, average);
       const LevelAllocation free = AllocateBitsPerRun(model, w, average);
       LevelAllocation capped = free;
       double capped_cost = 0;
@@ -452,14 +452,14 @@ TEST(RocksdbLevelAwareWeights, MoveSafeAllocationIsTheConstrainedOptimum) {
   // than the old rule left them (D-1's unconstrained share), and the
   // expected false positives fall by more than 5 % (8 % here).
   const double ones[] = {1, 1, 1, 1, 1};
-  const LevelAllocation safe = LevelAwareBits::MoveSafeAllocation(model, ones, 10);
+  const LevelAllocation safe = AllocateBitsSharedMiddle(model, ones, 10);
   const LevelAllocation free = AllocateBitsPerRun(model, ones, 10);
   EXPECT_GT(safe.bits_per_key[3], free.bits_per_key[3]);
   const double capped_sum = free.expected_fpr[0] + 3 * free.expected_fpr[3] + free.expected_fpr[4];
   EXPECT_LT(safe.expected_fpr_sum, 0.95 * capped_sum);
   // Levels that one lookup in ten reaches give bits to the last level.
   const double sparse[] = {1, 0.1, 0.1, 0.1, 1};
-  const LevelAllocation sparse_safe = LevelAwareBits::MoveSafeAllocation(model, sparse, 10);
+  const LevelAllocation sparse_safe = AllocateBitsSharedMiddle(model, sparse, 10);
   EXPECT_LT(sparse_safe.bits_per_key[3], safe.bits_per_key[3]);
   EXPECT_GT(sparse_safe.bits_per_key[4], safe.bits_per_key[4]);
 }
@@ -483,8 +483,7 @@ TEST(RocksdbLevelAwareWeights, OverAndUnderSpendingMoveTheAverage) {
     const double average = bits->BudgetAverage("default");
     EXPECT_NEAR(average, 10 / ratio, 1e-9);
     const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
-    const LevelAllocation expected =
-        LevelAwareBits::MoveSafeAllocation(model, quantized, std::round(average * 64) / 64);
+    const LevelAllocation expected = AllocateBitsSharedMiddle(model, quantized, std::round(average * 64) / 64);
     EXPECT_EQ(bits->ForNewFile(Context(6).context)->bits_per_key, expected.bits_per_key[4]);
     EXPECT_LT(expected.total_bits, 10 * static_cast<double>(model[0] + model[1] + model[2] + model[3] + model[4]));
 
@@ -513,7 +512,7 @@ TEST(RocksdbLevelAwareWeights, PolicyBuildersFeedTheEstimate) {
     BuildFilter(policy, 4, i * kSpace / 32, i * kSpace / 32 + kSpace / 4 - 1, 1000);
     BuildFilter(policy, 5, i * kSpace / 32, i * kSpace / 32 + kSpace / 20 - 1, 1000);
   }
-  const LevelAllocation unweighted = LevelAwareBits::MoveSafeAllocation(ModelL3ToL6(), {}, 10);
+  const LevelAllocation unweighted = AllocateBitsSharedMiddle(ModelL3ToL6(), {}, 10);
   // (L3, L4 and L5 share one value either way.)
   EXPECT_LT(Choose(policy, 5)->bits_per_key, unweighted.bits_per_key[3]);
 }

@@ -211,11 +211,6 @@ std::vector<uint64_t> LevelAwareBits::ModelEntries(double size_ratio, int num_no
   return runs;
 }
 
-LevelAllocation LevelAwareBits::MoveSafeAllocation(std::span<const uint64_t> entries, std::span<const double> weights,
-                                                   double average) {
-  return AllocateBitsSharedMiddle(entries, weights, average);
-}
-
 FilterOptions LevelAwareBits::Uniform() const {
   FilterOptions options;
   options.bits_per_key = average_bits_per_key_;
@@ -226,29 +221,15 @@ FilterOptions LevelAwareBits::Uniform() const {
 const LevelAllocation& LevelAwareBits::AllocationForLocked(const std::vector<int>& key) {
   auto it = allocations_.find(key);
   if (it == allocations_.end()) {
-    const int unweighted_average = static_cast<int>(std::lround(average_bits_per_key_ * kUnit));
-    if (allocations_.size() >= kMaxCachedAllocations) {
-      // Keep the unweighted ones: AllocationFor hands out references to them.
-      std::erase_if(allocations_, [&](const auto& entry) {
-        const std::vector<int>& k = entry.first;
-        return k.back() != unweighted_average || std::any_of(k.begin(), k.end() - 1, [](int q) { return q != kUnit; });
-      });
-    }
+    if (allocations_.size() >= kMaxCachedAllocations) allocations_.clear();
     const size_t num_runs = key.size() - 1;
     const std::vector<uint64_t> entries = ModelEntries(size_ratio_, static_cast<int>(num_runs) - 1);
     std::vector<double> weights(num_runs);
     for (size_t j = 0; j < num_runs; ++j) weights[j] = static_cast<double>(key[j]) / kUnit;
     const double average = static_cast<double>(key.back()) / kUnit;
-    it = allocations_.emplace(key, MoveSafeAllocation(entries, weights, average)).first;
+    it = allocations_.emplace(key, AllocateBitsSharedMiddle(entries, weights, average)).first;
   }
   return it->second;
-}
-
-const LevelAllocation& LevelAwareBits::AllocationFor(int num_runs) {
-  MutexLock lock(&mutex_);
-  std::vector<int> key(static_cast<size_t>(std::max(num_runs, 2)), kUnit);
-  key.push_back(static_cast<int>(std::lround(average_bits_per_key_ * kUnit)));
-  return AllocationForLocked(key);
 }
 
 double LevelAwareBits::LiveRatioLocked(const ColumnFamily& cf) const {
@@ -470,7 +451,7 @@ std::optional<LevelAwareBits::Plan> LevelAwareBits::ComputePlanLocked(const Colu
       // Move-safe (docs/LEVEL_AWARE.md, "Trivial moves"), or per run for
       // a pinned file (BitsAtFinish).
       p.allocation =
-          move_safe_run ? MoveSafeAllocation(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
+          move_safe_run ? AllocateBitsSharedMiddle(n, normalized, average) : AllocateBitsPerRun(n, normalized, average);
       if (!cache_aware) break;
       std::vector<double> rates(num_runs);
       for (size_t run = 0; run < num_runs; ++run) rates[run] = coverage[run] * p.allocation.expected_fpr[run];

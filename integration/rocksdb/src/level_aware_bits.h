@@ -183,19 +183,6 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   // before any non-L0 level has been seen.
   std::vector<double> LookupWeights(const std::string& column_family);
 
-  // MoveSafeAllocation over `num_runs` model runs (L0 first) with weights 1,
-  // cached. The reference stays
-  // valid for the object's lifetime.
-  const LevelAllocation& AllocationFor(int num_runs);
-
-  // The allocation over model runs (L0, levels s..D) that minimises
-  // sum_j weights[j] * FPR_j within `average` bits per key, subject to the
-  // move-safe constraint: levels s..D-1 (runs 1..size-2) all get the same
-  // bits per key. With fewer than 4 runs there is no constraint. Missing
-  // weights count as 1; the sums in the result use the given weights.
-  static LevelAllocation MoveSafeAllocation(std::span<const uint64_t> entries, std::span<const double> weights,
-                                            double average);
-
   // The model's relative entries per run for a tree whose non-L0 levels are
   // shallowest..deepest: L0 first, then levels shallowest..deepest.
   static std::vector<uint64_t> ModelEntries(double size_ratio, int num_non_l0_levels);
@@ -249,6 +236,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
 
   FilterOptions Uniform() const;
   // The key is the runs' quantized weights and, last, the quantized average.
+  // Cached; the reference is valid until the next call.
   const LevelAllocation& AllocationForLocked(const std::vector<int>& key) LINEBLOOM_REQUIRES(mutex_);
   double BudgetAverageLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
   double LiveRatioLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
@@ -256,7 +244,7 @@ class LevelAwareBits : public std::enable_shared_from_this<LevelAwareBits> {
   std::vector<int> QuantizedWeightsLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
 
   bool StableLocked(const ColumnFamily& cf) const LINEBLOOM_REQUIRES(mutex_);
-  // move_safe: levels s..D-1 share their bits (MoveSafeAllocation); else
+  // move_safe: levels s..D-1 share their bits (AllocateBitsSharedMiddle); else
   // each run gets its own (AllocateBitsPerRun).
   std::optional<Plan> ComputePlanLocked(const ColumnFamily& cf, bool move_safe = true) const LINEBLOOM_REQUIRES(mutex_);
   double CoverageLocked(const ColumnFamily& cf, int level) const LINEBLOOM_REQUIRES(mutex_);
