@@ -16,7 +16,7 @@ namespace linebloom::bench {
 
 // Side 0 is linebloom's plugin, side 1 RocksDB's built-in Bloom filter.
 struct SmallFilterCell {
-  std::string metric;  // build (ns/key), neg, pos (ns/query), batch<n> (ns/key)
+  std::string metric;  // build, build_one_builder (ns/key), neg, pos (ns/query), batch<n> (ns/key)
   size_t keys_per_filter = 0;
   double working_set_mb = 0;  // as asked; 0 for build
   size_t num_filters = 0;

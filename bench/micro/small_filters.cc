@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,24 +68,33 @@ void Alternate(int reps, const Run& run, SmallFilterCell* cell) {
   }
 }
 
+// Builds `builds` filters of `keys`, each with a builder of its own (as
+// RocksDB builds each SST's full filter) or all with one builder (as it
+// builds the partitions of one SST). Returns ns per key.
+double TimeBuilds(const ::rocksdb::FilterPolicy& policy, const KeySet& keys, size_t builds, bool one_builder) {
+  std::optional<rocksdb_plugin::PolicyFilterBuilder> builder;
+  const double start = NowNs();
+  for (size_t b = 0; b < builds; ++b) {
+    if (!builder || !one_builder) builder.emplace(policy, 5);
+    for (std::string_view key : keys.views()) builder->AddKey(key);
+    builder->Finish();
+  }
+  return (NowNs() - start) / static_cast<double>(builds * keys.size());
+}
+
 void TimeBuild(const Config& config, const std::vector<std::shared_ptr<const ::rocksdb::FilterPolicy>>& policies,
                size_t keys_per_filter, SmallFilterReport& report) {
   const KeySet keys = KeySet::Range(0, keys_per_filter, config.key_length);
   const size_t builds = std::max<size_t>(1, config.build_keys / keys_per_filter);
-  SmallFilterCell cell;
-  cell.metric = "build";
-  cell.keys_per_filter = keys_per_filter;
-  cell.num_filters = 1;
-  Alternate(
-      config.reps,
-      [&](int side) {
-        PolicyBackedFilter filter(policies[side], 5);
-        const double start = NowNs();
-        for (size_t b = 0; b < builds; ++b) filter.Build(keys.views());
-        return (NowNs() - start) / static_cast<double>(builds * keys_per_filter);
-      },
-      &cell);
-  report.Add(std::move(cell));
+  for (bool one_builder : {false, true}) {
+    SmallFilterCell cell;
+    cell.metric = one_builder ? "build_one_builder" : "build";
+    cell.keys_per_filter = keys_per_filter;
+    cell.num_filters = builds;
+    Alternate(
+        config.reps, [&](int side) { return TimeBuilds(*policies[side], keys, builds, one_builder); }, &cell);
+    report.Add(std::move(cell));
+  }
 }
 
 // Single queries of `stream`, query i to filter stream.filter[i]. Returns ns
