@@ -46,7 +46,7 @@ struct Config {
   size_t key_length = 16;
   size_t queries = 1 << 20;     // per timing: single queries, or keys of batches
   size_t build_keys = 1 << 20;  // per build timing (whole filters, at least one)
-  int reps = 7;
+  int reps = 9;
 };
 
 double NowNs() {
