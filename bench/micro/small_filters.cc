@@ -53,17 +53,19 @@ double NowNs() {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Times `run(side)` (ns per operation) for side 0 and 1 once untimed, then
-// `reps` times back to back, each repetition in the other order.
+// Times `run(side)` (ns per operation) of side 0 and 1 back to back in
+// `reps` repetitions, each repetition in the other order. Every timed run
+// follows an untimed one of the same side, so each side is timed with its
+// own filters as warm as the working set lets them be, whichever ran before.
 template <typename Run>
 void Alternate(int reps, const Run& run, SmallFilterCell* cell) {
-  run(0);
-  run(1);
   for (int r = 0; r < reps; ++r) {
     const int first = r % 2;
     double ns[2];
-    ns[first] = run(first);
-    ns[1 - first] = run(1 - first);
+    for (int side : {first, 1 - first}) {
+      run(side);
+      ns[side] = run(side);
+    }
     for (int side = 0; side < 2; ++side) cell->ns[side].push_back(ns[side]);
   }
 }
