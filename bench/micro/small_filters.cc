@@ -47,7 +47,31 @@ struct Config {
   size_t queries = 1 << 20;     // per timing: single queries, or keys of batches
   size_t build_keys = 1 << 20;  // per build timing (whole filters, at least one)
   int reps = 9;
+  std::string json_path;  // every repetition's timings, if set
 };
+
+// The command line's settings, into `config`.
+void AddFlags(CLI::App& app, Config& config) {
+  app.add_option("--keys_per_filter", config.keys_per_filter, "keys in each filter")->delimiter(',');
+  app.add_option("--working_sets_mb", config.working_sets_mb, "bytes of all filters together, MiB")->delimiter(',');
+  app.add_option("--batch_sizes", config.batch_sizes, "keys per MayMatch(num_keys, ...) call (at most 32)")
+      ->delimiter(',')
+      ->check(CLI::Range(size_t{1}, rocksdb_plugin::kMaxRocksdbBatch));
+  app.add_option("--bits_per_key", config.bits_per_key, "bits per key for both filters")->check(CLI::Range(1.0, 100.0));
+  app.add_option("--key_length", config.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
+  app.add_option("--reps", config.reps, "alternating repetitions of every timing")->check(CLI::Range(1, 1000));
+  app.add_option("--queries", config.queries, "queries (or batched keys) per timing")->check(CLI::Range(64, 1 << 26));
+  app.add_option("--json", config.json_path, "also write every repetition's timings to this file");
+}
+
+// A few milliseconds in all (CTest).
+void MakeSmoke(Config& config) {
+  config.keys_per_filter = {1000, 5000};
+  config.working_sets_mb = {0.0625, 0.25};
+  config.queries = 1 << 12;
+  config.build_keys = 1 << 12;
+  config.reps = 2;
+}
 
 double NowNs() {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -194,35 +218,19 @@ void Run(const Config& config, SmallFilterReport& report) {
 }  // namespace linebloom::bench
 
 int main(int argc, char** argv) {
-  using namespace linebloom::bench;
-  Config config;
+  linebloom::bench::Config config;
   bool smoke = false;
-  std::string json_path;
   CLI::App app{"linebloom-small-filters: many small filters, plugin vs RocksDB's built-in, through RocksDB's calls"};
-  app.add_option("--keys_per_filter", config.keys_per_filter, "keys in each filter")->delimiter(',');
-  app.add_option("--working_sets_mb", config.working_sets_mb, "bytes of all filters together, MiB")->delimiter(',');
-  app.add_option("--batch_sizes", config.batch_sizes, "keys per MayMatch(num_keys, ...) call (at most 32)")
-      ->delimiter(',')
-      ->check(CLI::Range(size_t{1}, linebloom::rocksdb_plugin::kMaxRocksdbBatch));
-  app.add_option("--bits_per_key", config.bits_per_key, "bits per key for both filters")->check(CLI::Range(1.0, 100.0));
-  app.add_option("--key_length", config.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
-  app.add_option("--reps", config.reps, "alternating repetitions of every timing")->check(CLI::Range(1, 1000));
-  app.add_option("--queries", config.queries, "queries (or batched keys) per timing")->check(CLI::Range(64, 1 << 26));
-  app.add_option("--json", json_path, "also write every repetition's timings to this file");
+  linebloom::bench::AddFlags(app, config);
   app.add_flag("--smoke", smoke, "tiny sets and short runs (for CI)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  if (smoke) {
-    config.keys_per_filter = {1000, 5000};
-    config.working_sets_mb = {0.0625, 0.25};
-    config.queries = 1 << 12;
-    config.build_keys = 1 << 12;
-    config.reps = 2;
-  }
+  if (smoke) linebloom::bench::MakeSmoke(config);
 
+  using namespace linebloom::bench;
   SmallFilterReport report(BuiltinLabel(), linebloom::KernelName(linebloom::ActiveKernel()), config.key_length,
                            config.bits_per_key, config.reps);
   try {
@@ -232,8 +240,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   report.Print(stdout);
-  if (!json_path.empty() && !report.WriteJson(json_path)) {
-    std::fprintf(stderr, "cannot write %s\n", json_path.c_str());
+  if (!config.json_path.empty() && !report.WriteJson(config.json_path)) {
+    std::fprintf(stderr, "cannot write %s\n", config.json_path.c_str());
     return 1;
   }
   return 0;
