@@ -23,5 +23,5 @@ if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=cc
 # not record its -march, and this one is -march=haswell (its README).
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLINEBLOOM_BUILD_BENCH=ON \
   -DLINEBLOOM_ROCKSDB_ROOT="$prefix" -DLINEBLOOM_ROCKSDB_ISA=AVX2 "${launcher[@]}" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target linebloom-bench linebloom-query-cost
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target linebloom-bench linebloom-query-cost linebloom-small-filters
 exec "$build/bench/micro/linebloom-bench" "$@"
