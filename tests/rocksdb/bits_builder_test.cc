@@ -17,8 +17,8 @@
 #include <rocksdb/slice.h>
 #include <rocksdb/table.h>
 
-#include "../../integration/rocksdb/src/bits_builder.h"     // white-box: the builder
-#include "../../integration/rocksdb/src/block_read_lead.h"  // kLeadFromBytes
+#include "bits_builder.h"     // white-box: the builder
+#include "block_read_lead.h"  // kLeadFromBytes
 #include "capturing_logger.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_reader.h"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../integration/rocksdb/src/block_read_lead.h"  // white-box
+#include "block_read_lead.h"  // white-box
 #include "db_fixture.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/rocksdb/builtin_filter.h"

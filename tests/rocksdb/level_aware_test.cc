@@ -29,8 +29,8 @@
 #include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/stackable_db.h>
 
-#include "../../integration/rocksdb/src/bits_builder.h"  // white-box: the weight estimate
-#include "../../integration/rocksdb/src/level_aware_bits.h"
+#include "bits_builder.h"  // white-box: the weight estimate
+#include "level_aware_bits.h"
 #include "db_fixture.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/level_allocator.h"
