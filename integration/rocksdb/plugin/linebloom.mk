@@ -38,6 +38,7 @@ endif
 linebloom_checkout_sources := $(filter-out %/self_register.cc, \
   $(wildcard $(LINEBLOOM_SOURCE_DIR)/filter_policy/foundation/src/*.cc \
              $(LINEBLOOM_SOURCE_DIR)/filter_policy/src/*.cc \
+             $(LINEBLOOM_SOURCE_DIR)/filter_policy/src/planner/*.cc \
              $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/src/*.cc)) \
   $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/plugin/linebloom_register.cc
 linebloom_SOURCES := $(patsubst $(LINEBLOOM_SOURCE_DIR)/%,checkout/%,$(linebloom_checkout_sources))

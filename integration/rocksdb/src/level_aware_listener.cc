@@ -13,9 +13,10 @@
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
 
-#include "level_aware_bits.h"
 #include "linebloom/foundation/mutex.h"
+#include "linebloom/planner/level_planner.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
+#include "planner_registry.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -81,17 +82,17 @@ const LinebloomFilterPolicy* DefaultLevelAwarePolicy(::rocksdb::DB& db) {
 
 void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksdb::CompactionJobInfo& info) {
   if (db == nullptr || !info.status.ok()) return;
-  // The state to sync: the default column family's policy's when it builds
+  // The planner to sync: the default column family's policy's when it builds
   // for this column family (the two share it); else, found after the
   // listing, the one policy in the process that records a live file of it.
-  std::shared_ptr<LevelAwareBits> state;
+  std::shared_ptr<planner::LevelPlanner> planner;
   if (const LinebloomFilterPolicy* policy = DefaultLevelAwarePolicy(*db); policy != nullptr) {
-    LevelAwareBits& shared = policy->LevelAwareState();
-    if (shared.BuildsFor(info.cf_name)) state = shared.shared_from_this();
+    std::shared_ptr<planner::LevelPlanner> shared = policy->level_planner();
+    if (shared->BuildsFor(info.cf_name)) planner = std::move(shared);
   }
   // No level-aware policy builds for it (another column family is
   // level-aware): nothing to list.
-  if (state == nullptr && !LevelAwareBits::AnyBuildsFor(info.cf_name)) return;
+  if (planner == nullptr && !AnyPlannerBuildsFor(info.cf_name)) return;
   ::rocksdb::ColumnFamilyHandle* default_cf = db->DefaultColumnFamily();
   const bool is_default = info.cf_name == default_cf->GetName();
 
@@ -128,8 +129,8 @@ void LevelAwareListener::OnCompactionCompleted(::rocksdb::DB* db, const ::rocksd
     }
   }
   if (!all_known) return;
-  if (state == nullptr) state = LevelAwareBits::OwnerOf(info.cf_name, files);
-  if (state != nullptr) state->SyncLiveFiles(info.cf_name, files);
+  if (planner == nullptr) planner = PlannerRecording(info.cf_name, files);
+  if (planner != nullptr) planner->SyncLiveFiles(info.cf_name, files);
 }
 
 std::shared_ptr<LevelAwareListener> NewLevelAwareListener() { return std::make_shared<LevelAwareListener>(); }

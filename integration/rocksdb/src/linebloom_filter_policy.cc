@@ -16,10 +16,13 @@
 
 #include "bits_builder.h"
 #include "bits_readers.h"
-#include "level_aware_bits.h"
+#include "level_aware_adapter.h"
+#include "planner_registry.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/foundation/mutex.h"
+#include "linebloom/planner/level_planner.h"
+#include "linebloom/planner/planner_options.h"
 
 namespace linebloom::rocksdb_plugin {
 
@@ -41,11 +44,11 @@ struct LinebloomFilterPolicy::Diagnostics {
   std::atomic<bool> warned_charging_option{false};
 };
 
-// Built on first use, because RocksDB sets options after construction
+// Made on first use, because RocksDB sets options after construction
 // (ConfigureFromString); options are fixed once the policy builds filters.
-struct LinebloomFilterPolicy::LevelAware {
+struct LinebloomFilterPolicy::LazyPlanner {
   std::once_flag once;
-  std::shared_ptr<LevelAwareBits> bits;  // shared with the builders that observe filters
+  std::shared_ptr<planner::LevelPlanner> planner;
 };
 
 namespace {
@@ -108,7 +111,7 @@ bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
 }  // namespace
 
 LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& options)
-    : options_(options), diagnostics_(std::make_unique<Diagnostics>()), level_aware_(std::make_unique<LevelAware>()) {
+    : options_(options), diagnostics_(std::make_unique<Diagnostics>()), planner_(std::make_unique<LazyPlanner>()) {
   RegisterOptions(&options_, &OptionsTypeInfo());
 }
 
@@ -160,7 +163,7 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
   if (!(options_.block_cache_bytes >= 0) || !(options_.data_bytes_per_key >= 0)) {
     return ::rocksdb::Status::InvalidArgument("linebloom: block_cache_bytes and data_bytes_per_key must be >= 0");
   }
-  if (!LevelAwareBits::ParseLevelWeights(options_.level_weights)) {
+  if (!planner::ParseLevelWeights(options_.level_weights)) {
     return ::rocksdb::Status::InvalidArgument(
         "linebloom: level_weights must be ':'-separated numbers in [0, 1] (L0 first), got ", options_.level_weights);
   }
@@ -199,38 +202,42 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
       std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption,
                                              ReadMemory{options_.align_blocks, context.table_options.block_cache});
   if (!options_.level_aware) return builder.release();
-  // Level-aware: the builder reports each filter's key range to the lookup
-  // weight estimate (docs/LEVEL_AWARE.md). `bits` exists: FilterOptionsForNewFile made it.
-  return level_aware_->bits->Observed(context, std::move(builder)).release();
+  // Level-aware: the builder reports each filter's key range to the planner
+  // (docs/LEVEL_AWARE.md).
+  return ObserveFilters(level_planner(), context, std::move(builder)).release();
 }
 
-LevelAwareBits& LinebloomFilterPolicy::LevelAwareState() const {
-  LevelAware& state = *level_aware_;
-  std::call_once(state.once, [&] {
-    LevelAwareBits::CacheOptions cache;
-    cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
-    cache.block_cache_bytes = options_.block_cache_bytes;
-    cache.data_bytes_per_key = options_.data_bytes_per_key;
-    cache.level_weights = LevelAwareBits::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
-    state.bits = std::make_shared<LevelAwareBits>(options_.bits_per_key, options_.num_probes, options_.size_ratio,
-                                                  std::move(cache));
-    LevelAwareBits::Register(state.bits);
+std::shared_ptr<planner::LevelPlanner> LinebloomFilterPolicy::level_planner() const {
+  if (!options_.level_aware) return nullptr;
+  LazyPlanner& lazy = *planner_;
+  std::call_once(lazy.once, [&] {
+    planner::PlannerOptions planner_options;
+    planner_options.average_bits_per_key = options_.bits_per_key;
+    planner_options.num_probes = options_.num_probes;
+    planner_options.size_ratio = options_.size_ratio;
+    planner_options.cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
+    planner_options.cache.block_cache_bytes = options_.block_cache_bytes;
+    planner_options.cache.data_bytes_per_key = options_.data_bytes_per_key;
+    planner_options.cache.level_weights =
+        planner::ParseLevelWeights(options_.level_weights).value_or(std::vector<double>{});
+    lazy.planner = std::make_shared<planner::LevelPlanner>(std::move(planner_options));
+    RegisterPlanner(lazy.planner);
   });
-  return *state.bits;
+  return lazy.planner;
 }
 
 void LinebloomFilterPolicy::SyncLiveFiles(const std::string& column_family, std::span<const LiveSstFile> files) const {
-  if (options_.level_aware) LevelAwareState().SyncLiveFiles(column_family, files);
+  if (options_.level_aware) level_planner()->SyncLiveFiles(column_family, files);
 }
 
 std::vector<LiveSstFile> LinebloomFilterPolicy::RecordedLiveFiles(const std::string& column_family) const {
   if (!options_.level_aware) return {};
-  return LevelAwareState().RecordedLiveFiles(column_family);
+  return level_planner()->RecordedLiveFiles(column_family);
 }
 
 std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
     const ::rocksdb::FilterBuildingContext& context) const {
-  if (options_.level_aware) return LevelAwareState().ForNewFile(context);
+  if (options_.level_aware) return PlanNewFile(*level_planner(), context);
   FilterOptions filter_options;
   filter_options.bits_per_key = options_.bits_per_key;
   filter_options.num_probes = options_.num_probes;

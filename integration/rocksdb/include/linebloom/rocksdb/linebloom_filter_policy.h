@@ -23,8 +23,8 @@
 //                    which linebloom releases before version 2 can read
 //   level_aware      bool, default false: under leveled compaction, give each
 //                    SST's filter the bits per key of its level from the
-//                    Monkey allocation (linebloom/level_allocator.h) of an
-//                    average of bits_per_key over the tree; see
+//                    level planner (linebloom/planner/level_planner.h) for
+//                    an average of bits_per_key over the tree; see
 //                    docs/LEVEL_AWARE.md for the model. A level allocated
 //                    0 bits gets no filter block at all
 //   size_ratio       double in [1.5, 100], default 10: the model's ratio of
@@ -65,6 +65,11 @@
 #include <rocksdb/options.h>
 
 #include "linebloom/filter_options.h"
+#include "linebloom/planner/tracked_tree.h"
+
+namespace linebloom::planner {
+class LevelPlanner;
+}  // namespace linebloom::planner
 
 namespace linebloom::rocksdb_plugin {
 
@@ -96,17 +101,10 @@ struct LinebloomPolicyOptions {
   std::string level_weights;
 };
 
-class LevelAwareBits;  // level-aware state (internal)
-class LevelAwareListener;
-
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
 // its level, smallest and largest user key, and its filter's entries and
 // bytes (table properties num_filter_entries and filter_size).
-struct LiveSstFile {
-  int level = 0;
-  std::string smallest, largest;
-  uint64_t filter_entries = 0, filter_bytes = 0;
-};
+using LiveSstFile = planner::TrackedFile;
 
 class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
  public:
@@ -146,6 +144,10 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // level_aware: the files of `column_family` the policy counts as live at
   // levels >= 1 (filter entries and bytes as recorded); empty otherwise.
   std::vector<LiveSstFile> RecordedLiveFiles(const std::string& column_family) const;
+  // level_aware: the planner that decides each new file's bits, shared with
+  // the builders that report filters to it and with NewLevelAwareListener;
+  // null otherwise.
+  std::shared_ptr<planner::LevelPlanner> level_planner() const;
 
   // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
   // [0, 24] and size_ratio outside [1.5, 100], and a policy whose option
@@ -181,17 +183,14 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
                                      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
-  friend class LevelAwareListener;  // syncs the level-aware state
-  struct Diagnostics;               // logger, counters, warn-once flags
-  struct LevelAware;                // the shape estimate and cached allocations
+  struct Diagnostics;  // logger, counters, warn-once flags
+  struct LazyPlanner;  // the level planner, made on first use
 
   void WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const;
-  // The level-aware state, built on first use (level_aware only).
-  LevelAwareBits& LevelAwareState() const;
 
   LinebloomPolicyOptions options_;
   std::unique_ptr<Diagnostics> diagnostics_;
-  std::unique_ptr<LevelAware> level_aware_;
+  std::unique_ptr<LazyPlanner> planner_;
 };
 
 // A policy with `bits_per_key` and default options otherwise.

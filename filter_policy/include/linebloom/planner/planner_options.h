@@ -1,0 +1,35 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// What a LevelPlanner is configured with: the memory budget, the tree's
+// size ratio and how block-cache misses weigh the levels
+// (docs/LEVEL_AWARE.md).
+
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace linebloom::planner {
+
+struct CacheOptions {
+  // Weigh each level by the probability that a false positive there misses
+  // the block cache (Che's approximation, cache_model.h).
+  bool enabled = true;
+  double block_cache_bytes = 0;       // 0: the capacity the engine reports
+  double data_bytes_per_key = 0;      // 0: mean key bytes + 40
+  std::vector<double> level_weights;  // configured, L0 first; empty: none
+};
+
+struct PlannerOptions {
+  double average_bits_per_key = 10;  // the memory budget
+  int num_probes = 0;                // 0: the best probe count for each level's bits
+  double size_ratio = 10;            // T: each level T times the one above
+  CacheOptions cache;
+};
+
+// "w0:w1:..." (each in [0, 1]) as numbers; the empty string gives an empty
+// list; nullopt if malformed.
+std::optional<std::vector<double>> ParseLevelWeights(const std::string& text);
+
+}  // namespace linebloom::planner

@@ -1,0 +1,102 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// TrackedTree: what the planner knows of one leveled LSM tree (a RocksDB
+// column family), learned from the filters built for it and the engine's
+// own lists of live files: the populated levels shallowest..deepest, the
+// key space the filters span, each level's recent filters (for the density
+// estimate of lookup weights) and spend (actual against budgeted bytes),
+// and the live files of levels >= 1 by smallest key.
+//
+// Model runs: run 0 is L0 (its files overlap: one run in the model), run
+// 1 + (l - shallowest) is level l. A value type; not thread-safe.
+
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace linebloom::planner {
+
+// A live SST: its level, smallest and largest user key, and its filter's
+// entries and bytes.
+struct TrackedFile {
+  int level = 0;
+  std::string smallest, largest;
+  uint64_t filter_entries = 0, filter_bytes = 0;
+};
+
+struct TrackedTree {
+  // Recent filters kept per level, and the fewest that give a level a
+  // measured density or spend.
+  static constexpr size_t kRecentFilters = 64;
+  static constexpr size_t kMinObservations = 4;
+  static constexpr size_t kBudgetWindow = 1024;
+
+  struct Filter {  // one finished filter
+    std::string smallest, largest;
+    uint64_t keys = 0;
+  };
+  struct Spend {                                   // filters built at one level: actual vs. budgeted bytes
+    std::deque<std::pair<double, double>> recent;  // newest last
+    double actual = 0, budget = 0;                 // sums over `recent`
+  };
+  struct Live {  // a live file, keyed by its smallest key
+    std::string largest;
+    uint64_t keys = 0, bytes = 0;
+  };
+  using LiveLevel = std::map<std::string, Live, std::less<>>;
+
+  int shallowest = -1;  // -1: no level >= 1 seen yet
+  int deepest = -1;
+  bool any_filter = false;                   // smallest/largest are set
+  std::string smallest, largest;             // of every filter seen
+  std::map<int, std::deque<Filter>> recent;  // by level, newest last
+  std::map<int, Spend> spend;                // by level
+  std::map<int, LiveLevel> live;             // by level >= 1
+  double key_bytes = 0, key_samples = 0;     // for the mean key length
+  uint64_t observations = 0;                 // filters recorded
+
+  bool HasShape() const { return shallowest >= 0; }
+  size_t NumRuns() const { return static_cast<size_t>(deepest - shallowest + 2); }
+  int LevelOfRun(size_t run) const { return run == 0 ? 0 : shallowest + static_cast<int>(run) - 1; }
+  size_t RunOfLevel(int level) const { return level == 0 ? 0 : static_cast<size_t>(1 + level - shallowest); }
+
+  // A file at `level` >= 1: the levels grow to hold it.
+  void SeeLevel(int level);
+  // A file of keys file_smallest..file_largest: the key space grows to hold it.
+  void WidenKeySpace(std::string_view file_smallest, std::string_view file_largest);
+  // Records a finished filter of a file created at `level` >= 0: its key
+  // range, keys, bytes, and the budget it had (budget_bits_per_key per key
+  // plus the trailer); a file of level >= 1 is recorded live (RecordLive).
+  void RecordFilter(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                    uint64_t filter_bytes, double budget_bits_per_key);
+  // Records a file built at `level` >= 1: recorded files of that level it
+  // overlaps leave (live files of a level never overlap, so they were the
+  // inputs of the compaction that wrote it).
+  void RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                  uint64_t bytes);
+  // Replaces the live files by `files` (levels >= 1 with filter entries).
+  void ReplaceLive(std::span<const TrackedFile> files);
+
+  // Whether a file file_smallest..file_largest at `level` is pinned: an
+  // upper level's (shallowest..deepest-1) that overlaps a live file of the
+  // level below, so the engine cannot move it down unrewritten.
+  bool Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const;
+  // The fraction of the key space the live files of `level` span, at most 1.
+  double Coverage(int level) const;
+  // Mean length of the keys seen, `fallback` before any.
+  double MeanKeyBytes(double fallback) const { return key_samples > 0 ? key_bytes / key_samples : fallback; }
+  // The live files, by level then smallest key.
+  std::vector<TrackedFile> LiveFiles() const;
+  // Whether a live file starts at the smallest key of one of `files`, at any
+  // level (a file moved down keeps its keys).
+  bool RecordsAnyOf(std::span<const TrackedFile> files) const;
+};
+
+}  // namespace linebloom::planner

@@ -1,0 +1,127 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "linebloom/planner/tracked_tree.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "key_space.h"
+#include "linebloom/filter_format.h"
+
+namespace linebloom::planner {
+namespace {
+
+// The first live file of `files` (by smallest key) that may overlap a range
+// starting at `smallest`: the one before it, if that one reaches it.
+template <typename Files>
+auto FirstOverlapCandidate(Files& files, std::string_view smallest) {
+  auto it = files.upper_bound(smallest);
+  if (it != files.begin()) {
+    auto prev = std::prev(it);
+    if (std::string_view(prev->second.largest) >= smallest) it = prev;
+  }
+  return it;
+}
+
+}  // namespace
+
+void TrackedTree::SeeLevel(int level) {
+  shallowest = shallowest < 0 ? level : std::min(shallowest, level);
+  deepest = std::max(deepest, level);
+}
+
+void TrackedTree::WidenKeySpace(std::string_view file_smallest, std::string_view file_largest) {
+  if (!any_filter) {
+    any_filter = true;
+    smallest.assign(file_smallest);
+    largest.assign(file_largest);
+    return;
+  }
+  if (file_smallest < std::string_view(smallest)) smallest.assign(file_smallest);
+  if (file_largest > std::string_view(largest)) largest.assign(file_largest);
+}
+
+void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                               uint64_t filter_bytes, double budget_bits_per_key) {
+  WidenKeySpace(file_smallest, file_largest);
+  ++observations;
+  key_bytes += static_cast<double>(file_smallest.size() + file_largest.size());
+  key_samples += 2;
+  if (level > 0) RecordLive(level, file_smallest, file_largest, keys, filter_bytes);
+  std::deque<Filter>& filters = recent[level];
+  filters.push_back(Filter{std::string(file_smallest), std::string(file_largest), keys});
+  if (filters.size() > kRecentFilters) filters.pop_front();
+
+  Spend& s = spend[level];
+  const double actual = static_cast<double>(filter_bytes);
+  // The budget: exactly the bits per key plus the 16-byte trailer. Rounding
+  // up to whole 64-byte blocks is overhead the books make up for elsewhere
+  // (a uniform filter pays it on top).
+  const double budget = static_cast<double>(keys) * budget_bits_per_key / 8 + kFilterTrailerBytes;
+  s.recent.emplace_back(actual, budget);
+  s.actual += actual;
+  s.budget += budget;
+  if (s.recent.size() > kBudgetWindow) {
+    s.actual -= s.recent.front().first;
+    s.budget -= s.recent.front().second;
+    s.recent.pop_front();
+  }
+}
+
+void TrackedTree::RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                             uint64_t bytes) {
+  LiveLevel& files = live[level];
+  auto it = FirstOverlapCandidate(files, file_smallest);
+  while (it != files.end() && std::string_view(it->first) <= file_largest) it = files.erase(it);
+  files.emplace(std::string(file_smallest), Live{std::string(file_largest), keys, bytes});
+}
+
+void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
+  live.clear();
+  for (const TrackedFile& file : files) {
+    if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
+    WidenKeySpace(file.smallest, file.largest);
+    live[file.level].insert_or_assign(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
+    // A file moved down unrewritten may populate a level no filter was built at.
+    SeeLevel(file.level);
+  }
+}
+
+bool TrackedTree::Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const {
+  if (level < shallowest || level >= deepest) return false;  // L0, the last level
+  auto found = live.find(level + 1);
+  if (found == live.end()) return false;
+  auto it = FirstOverlapCandidate(found->second, file_smallest);
+  return it != found->second.end() && std::string_view(it->first) <= file_largest;
+}
+
+double TrackedTree::Coverage(int level) const {
+  auto it = live.find(level);
+  if (it == live.end() || it->second.empty()) return 0;
+  const KeySpace space(smallest, largest);
+  if (!space.HasWidth()) return 1;
+  double sum = 0;
+  for (const auto& [file_smallest, file] : it->second) sum += space.Fraction(file_smallest, file.largest);
+  return std::min(sum, 1.0);
+}
+
+std::vector<TrackedFile> TrackedTree::LiveFiles() const {
+  std::vector<TrackedFile> files;
+  for (const auto& [level, recorded] : live) {
+    for (const auto& [file_smallest, file] : recorded) {
+      files.push_back(TrackedFile{level, file_smallest, file.largest, file.keys, file.bytes});
+    }
+  }
+  return files;
+}
+
+bool TrackedTree::RecordsAnyOf(std::span<const TrackedFile> files) const {
+  for (const auto& [level, recorded] : live) {
+    for (const TrackedFile& file : files) {
+      if (recorded.contains(file.smallest)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace linebloom::planner
