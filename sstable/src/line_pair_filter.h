@@ -18,7 +18,8 @@
 // bits of that part, as in a standard Bloom filter of the part's bits.
 //
 // The parameters (k and the hash seed) are stored once per table, not per
-// filter. Internal header.
+// filter. The policy that builds and reads these filters is
+// NewLinebloomLinePairPolicy (linebloom_block_filter.cc). Internal header.
 
 #pragma once
 
@@ -54,5 +55,17 @@ void LinePairAdd(uint64_t hash, int probes, uint64_t region_offset, std::string&
 // False only if the key of `hash` was certainly not added. An empty filter
 // answers true: it has no bits that could say "no".
 bool LinePairMayMatch(uint64_t hash, int probes, uint64_t region_offset, std::string_view filter);
+
+// The table's parameters: u8 k | u32 seed.
+inline constexpr size_t kLinePairParametersSize = 5;
+// False if `parameters` are not a line pair filter's (size, k out of range).
+bool ParseLinePairParameters(std::string_view parameters, int* probes, uint32_t* seed);
+
+// The expected false-positive rate of one line pair filter of
+// `filter_bytes` bytes at `region_offset` in its table's filter region,
+// holding `keys` distinct keys, for a table with `parameters` (exact;
+// FiniteBloomFpr), or -1 if the parameters are not a line pair filter's.
+double LinePairFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
+                         FiniteBloomFpr* model);
 
 }  // namespace linebloom::sstable::internal
