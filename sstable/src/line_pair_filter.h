@@ -1,10 +1,11 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The per-block filter of table format 2 (policy "linebloom.linepairs",
-// docs/FORMAT.md section 2). Filters lie back to back in the table's filter
-// region, which the reader holds 64-byte aligned; a filter of S bytes at
-// region offset o, with r = o mod 64, covers bytes [0, S) on a grid of
-// 128-byte line pairs shifted by r:
+// The line pair filter: linebloom's table filter in table format 2 (policy
+// "linebloom.linepairs", docs/FORMAT.md section 2), per block or per file.
+// Filters lie back to back in the table's filter region, which the reader
+// holds 64-byte aligned; a filter of S bytes at region offset o, with
+// r = o mod 64, covers bytes [0, S) on a grid of 128-byte line pairs
+// shifted by r:
 //
 //   part j = bytes [max(0, 128 j - r), min(S, 128 (j + 1) - r))
 //
