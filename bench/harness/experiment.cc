@@ -13,6 +13,7 @@
 
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
+#include "line_pair_filter.h"
 
 #ifdef LINEBLOOM_HARNESS_WITH_ROCKSDB
 #include "rocksdb_block_filter.h"
@@ -124,10 +125,10 @@ bool HaveRocksdb() {
 std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   std::vector<ConfigSpec> configs;
   configs.push_back({"none", FilterMode::kNone, nullptr, nullptr});
-  auto lb = sstable::NewLinebloomBlockFilterPolicy({.bits_per_key = bits_per_key});
+  auto lb = sstable::NewLinebloomLinePairPolicy({.bits_per_key = bits_per_key});
   auto lb_predict = [](std::string_view parameters, std::string_view filter, uint64_t offset, uint64_t keys,
                        FiniteBloomFpr* model) {
-    return sstable::LinebloomFilterFpr(parameters, filter.size(), offset, keys, model);
+    return sstable::internal::LinePairFilterFpr(parameters, filter.size(), offset, keys, model);
   };
   configs.push_back({"linebloom/per-block", FilterMode::kPerBlock, lb, lb_predict});
   configs.push_back({"linebloom/per-file", FilterMode::kPerFile, lb, lb_predict});

@@ -45,8 +45,8 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     options.sync_on_finish = false;
     if (level.bits_per_key > 0) {
       options.filter_mode = sstable::FilterMode::kPerFile;
-      options.filter_policy = sstable::NewLinebloomBlockFilterPolicy(
-          {.bits_per_key = level.bits_per_key, .num_probes = alloc.num_probes[l]});
+      options.filter_policy =
+          sstable::NewLinebloomLinePairPolicy({.bits_per_key = level.bits_per_key, .num_probes = alloc.num_probes[l]});
     } else {
       options.filter_mode = sstable::FilterMode::kNone;
     }

@@ -47,7 +47,7 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const FilterOptions options{.bits_per_key = 10};
-  const auto policy = std::strcmp(argv[1], "linepairs") == 0 ? sstable::NewLinebloomBlockFilterPolicy(options)
+  const auto policy = std::strcmp(argv[1], "linepairs") == 0 ? sstable::NewLinebloomLinePairPolicy(options)
                                                              : sstable::NewLinebloomBlocked512Policy(options);
   auto builder = policy->NewBuilder();
   std::vector<std::string> filters;

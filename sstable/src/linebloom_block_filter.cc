@@ -1,9 +1,9 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// linebloom's two table filter formats: "linebloom.linepairs" (per-block
-// filters sized to the byte, parameters once per table; split_filter.h) and
-// "linebloom.blocked512" (the general filter of docs/FORMAT.md section 1,
-// self-describing, one per block).
+// linebloom's two table filter formats: "linebloom.linepairs", the line pair
+// filter (per-block filters sized to the byte, parameters once per table;
+// line_pair_filter.h), and "linebloom.blocked512" (the general filter of
+// docs/FORMAT.md section 1, self-describing, one per block).
 
 #include <algorithm>
 #include <cmath>
@@ -15,28 +15,17 @@
 #include "linebloom/foundation/coding.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
-#include "split_filter.h"
+#include "line_pair_filter.h"
 
 namespace linebloom::sstable {
 namespace {
 
 using internal::LinePairLayout;
 
-constexpr size_t kSplitParametersSize = 5;  // u8 k | u32 seed
-
-bool ParseSplitParameters(std::string_view parameters, int* probes, uint32_t* seed) {
-  if (parameters.size() != kSplitParametersSize) return false;
-  const int k = static_cast<uint8_t>(parameters[0]);
-  if (k < kMinProbes || k > kMaxProbes) return false;
-  *probes = k;
-  *seed = DecodeFixed32(parameters.data() + 1);
-  return true;
-}
-
 // Bytes of the filter of `keys` keys at `bits_per_key`: the nearest whole
 // byte (at least one), so that the table's filters average the configured
 // bits per key instead of rounding every filter up.
-uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
+uint64_t LinePairFilterBytes(uint64_t keys, double bits_per_key) {
   if (keys == 0) return 0;
   return std::max<uint64_t>(1, std::llround(static_cast<double>(keys) * bits_per_key / 8));
 }
@@ -51,7 +40,7 @@ uint64_t SplitFilterBytes(uint64_t keys, double bits_per_key) {
 // each; every block of up to 16 KiB at up to 22 bits/key stays below).
 // The rate is unimodal in k, so a walk downhill from k = c ln 2 finds the
 // minimum.
-int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
+int BestLinePairProbes(uint64_t keys, uint64_t filter_bytes) {
   FiniteBloomFpr model;
   const double c = 8.0 * static_cast<double>(filter_bytes) / static_cast<double>(keys);
   const double work =
@@ -77,9 +66,9 @@ int BestSplitProbes(uint64_t keys, uint64_t filter_bytes) {
   return best;
 }
 
-class SplitBuilder final : public BlockFilterBuilder {
+class LinePairBuilder final : public BlockFilterBuilder {
  public:
-  explicit SplitBuilder(const FilterOptions& options)
+  explicit LinePairBuilder(const FilterOptions& options)
       : bits_per_key_(options.EffectiveBitsPerKey()), probes_(options.num_probes), seed_(options.seed) {
     if (probes_ != 0) probes_ = options.EffectiveProbes();
   }
@@ -88,10 +77,10 @@ class SplitBuilder final : public BlockFilterBuilder {
   size_t NumKeys() const override { return hashes_.size(); }
 
   std::string Finish() override {
-    const uint64_t bytes = SplitFilterBytes(hashes_.size(), bits_per_key_);
+    const uint64_t bytes = LinePairFilterBytes(hashes_.size(), bits_per_key_);
     // k is fixed for the whole table by its first non-empty filter: data
     // blocks of one table hold similar key counts.
-    if (probes_ == 0 && !hashes_.empty()) probes_ = BestSplitProbes(hashes_.size(), bytes);
+    if (probes_ == 0 && !hashes_.empty()) probes_ = BestLinePairProbes(hashes_.size(), bytes);
     std::string filter(bytes, '\0');
     for (uint64_t h : hashes_) internal::LinePairAdd(h, probes_, region_offset_, filter);
     hashes_.clear();
@@ -114,9 +103,9 @@ class SplitBuilder final : public BlockFilterBuilder {
   std::vector<uint64_t> hashes_;
 };
 
-class SplitReader final : public TableFilterReader {
+class LinePairReader final : public TableFilterReader {
  public:
-  SplitReader(int probes, uint32_t seed) : probes_(probes), seed_(seed) {}
+  LinePairReader(int probes, uint32_t seed) : probes_(probes), seed_(seed) {}
   Status AddFilter(std::string_view filter) override {
     filters_.push_back(filter);
     shifts_.push_back(static_cast<uint8_t>(region_offset_ % 64));
@@ -135,18 +124,20 @@ class SplitReader final : public TableFilterReader {
   std::vector<uint8_t> shifts_;  // region offset mod 64 of each filter
 };
 
-class SplitPolicy final : public BlockFilterPolicy {
+class LinePairPolicy final : public BlockFilterPolicy {
  public:
-  explicit SplitPolicy(const FilterOptions& options) : options_(options) {}
-  std::string Name() const override { return std::string(kLinebloomPolicyName); }
-  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override { return std::make_unique<SplitBuilder>(options_); }
+  explicit LinePairPolicy(const FilterOptions& options) : options_(options) {}
+  std::string Name() const override { return std::string(kLinebloomLinePairPolicyName); }
+  std::unique_ptr<BlockFilterBuilder> NewBuilder() const override {
+    return std::make_unique<LinePairBuilder>(options_);
+  }
   Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* out) const override {
     int probes;
     uint32_t seed;
-    if (!ParseSplitParameters(parameters, &probes, &seed)) {
+    if (!internal::ParseLinePairParameters(parameters, &probes, &seed)) {
       return Status::Corruption("linebloom.linepairs: bad filter parameters");
     }
-    *out = std::make_unique<SplitReader>(probes, seed);
+    *out = std::make_unique<LinePairReader>(probes, seed);
     return Status::Ok();
   }
 
@@ -209,21 +200,12 @@ class Blocked512Policy final : public BlockFilterPolicy {
 
 }  // namespace
 
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options) {
-  return std::make_shared<SplitPolicy>(options);
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomLinePairPolicy(const FilterOptions& options) {
+  return std::make_shared<LinePairPolicy>(options);
 }
 
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const FilterOptions& options) {
   return std::make_shared<Blocked512Policy>(options);
-}
-
-double LinebloomFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
-                          FiniteBloomFpr* model) {
-  int probes;
-  uint32_t seed;
-  if (!ParseSplitParameters(parameters, &probes, &seed)) return -1;
-  if (filter_bytes == 0) return keys == 0 ? 0 : 1;
-  return model->SplitBySize(keys, LinePairLayout{filter_bytes, region_offset % 64}.Groups(), probes);
 }
 
 }  // namespace linebloom::sstable

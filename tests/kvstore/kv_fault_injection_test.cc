@@ -13,7 +13,7 @@
 #include <functional>
 
 #include "kv_test_util.h"
-#include "linebloom/kvstore/fault_injection_env.h"
+#include "fault_injection_env.h"
 
 namespace linebloom::kvstore {
 namespace {

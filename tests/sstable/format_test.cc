@@ -142,7 +142,7 @@ TEST(TableFormat, PerBlockFiltersFollowTheDataBlocks) {
   TableWriterOptions options;
   options.block_size = 124;
   options.compress = false;
-  options.filter_policy = NewLinebloomBlockFilterPolicy({.bits_per_key = 100, .num_probes = 6});
+  options.filter_policy = NewLinebloomLinePairPolicy({.bits_per_key = 100, .num_probes = 6});
   const std::string written = testing::BuildTable(entries, options);
 
   std::string data, filters, index;
@@ -167,7 +167,7 @@ TEST(TableFormat, PerBlockFiltersFollowTheDataBlocks) {
   EXPECT_EQ(written, data + filters + meta_block + index_block + Footer(meta_at, index_at));
 }
 
-TEST(TableFormat, WholeFileFilterIsSplitIntoLinePairs) {
+TEST(TableFormat, WholeFileFilterIsOneLinePairFilter) {
   // 100 keys at 20 bits/key: 250 bytes from region offset 0, parts of 128
   // and 122 bytes.
   std::vector<testing::Entry> entries;
@@ -179,7 +179,7 @@ TEST(TableFormat, WholeFileFilterIsSplitIntoLinePairs) {
   TableWriterOptions options;
   options.filter_mode = FilterMode::kPerFile;
   options.compress = false;
-  options.filter_policy = NewLinebloomBlockFilterPolicy({.bits_per_key = 20, .num_probes = 9});
+  options.filter_policy = NewLinebloomLinePairPolicy({.bits_per_key = 20, .num_probes = 9});
   const std::string written = testing::BuildTable(entries, options);
 
   const std::string block = DataBlock(entries);

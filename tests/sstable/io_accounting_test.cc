@@ -80,7 +80,7 @@ TEST(IoAccounting, LinebloomFalsePositivesEqualUnneededBlockReads) {
   for (FilterMode mode : {FilterMode::kPerBlock, FilterMode::kPerFile}) {
     auto options = Options(mode, 1024);
     // 4 bits/key makes false positives common enough to count.
-    options.filter_policy = NewLinebloomBlockFilterPolicy({.bits_per_key = 4});
+    options.filter_policy = NewLinebloomLinePairPolicy({.bits_per_key = 4});
     std::unique_ptr<TableReader> table;
     ASSERT_TRUE(OpenTable(BuildTable(entries, options), {}, &table).ok());
 

@@ -259,7 +259,7 @@ TEST(FilterPolicy, NameIsRecordedAndForeignFiltersAreIgnored) {
   TableReaderOptions only_other;
   only_other.filter_policies = {std::make_shared<AlwaysMaybePolicy>()};
   ASSERT_TRUE(OpenTable(lb, only_other, &table).ok());
-  EXPECT_EQ(table->filter_policy_name(), kLinebloomPolicyName);
+  EXPECT_EQ(table->filter_policy_name(), kLinebloomLinePairPolicyName);
   EXPECT_FALSE(table->filter_in_use());
   ExpectTableHolds(*table, entries);
 }

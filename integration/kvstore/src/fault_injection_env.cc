@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 
-#include "linebloom/kvstore/fault_injection_env.h"
+#include "fault_injection_env.h"
 
 #include <algorithm>
 #include <random>

@@ -146,7 +146,7 @@ Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number
   topt.compress = options.compress;
   topt.filter_mode = bits.block_filters > 0 ? sstable::FilterMode::kPerBlock : sstable::FilterMode::kNone;
   if (bits.block_filters > 0) {
-    topt.filter_policy = sstable::NewLinebloomBlockFilterPolicy(FilterOptions{.bits_per_key = bits.block_filters});
+    topt.filter_policy = sstable::NewLinebloomLinePairPolicy(FilterOptions{.bits_per_key = bits.block_filters});
   }
   topt.sync_on_finish = true;
   std::unique_ptr<WritableFile> file;

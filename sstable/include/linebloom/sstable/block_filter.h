@@ -20,7 +20,6 @@
 #include <string_view>
 
 #include "linebloom/filter_options.h"
-#include "linebloom/finite_bloom_fpr.h"
 #include "linebloom/foundation/status.h"
 
 namespace linebloom::sstable {
@@ -64,16 +63,16 @@ class BlockFilterPolicy {
   virtual Status NewTableReader(std::string_view parameters, std::unique_ptr<TableFilterReader>* reader) const = 0;
 };
 
-// linebloom's per-block filter ("linebloom.linepairs", docs/FORMAT.md
-// section 2): each filter sized to the byte from its own key count at
-// options.bits_per_key (rounded to the nearest byte); a filter within two
-// adjacent cache lines is one standard Bloom filter, a longer one is split
+// linebloom's line pair filter ("linebloom.linepairs", docs/FORMAT.md
+// section 2), the default: each filter sized to the byte from its own key
+// count at options.bits_per_key (rounded to the nearest byte); a filter
+// within two adjacent cache lines is one standard Bloom filter, a longer one is split
 // at 128-byte line pairs, so a query touches at most two adjacent lines; k
 // (unless options fix it) minimises the exact false-positive rate of the
 // table's first filter. (The RocksDB plugin's FilterPolicy is
 // rocksdb_plugin::NewLinebloomFilterPolicy.)
-std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlockFilterPolicy(const FilterOptions& options = {});
-inline constexpr std::string_view kLinebloomPolicyName = "linebloom.linepairs";
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomLinePairPolicy(const FilterOptions& options = {});
+inline constexpr std::string_view kLinebloomLinePairPolicyName = "linebloom.linepairs";
 
 // linebloom's general filter (docs/FORMAT.md section 1), one per block with
 // its own 16-byte trailer, rounded up to whole 64-byte blocks: what table
@@ -81,12 +80,5 @@ inline constexpr std::string_view kLinebloomPolicyName = "linebloom.linepairs";
 // comparison); no table parameters.
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const FilterOptions& options = {});
 inline constexpr std::string_view kLinebloomBlocked512PolicyName = "linebloom.blocked512";
-
-// The expected false-positive rate of one "linebloom.linepairs" filter of
-// `filter_bytes` bytes at `region_offset` in its table's filter region,
-// holding `keys` distinct keys, for a table with `parameters` (exact;
-// FiniteBloomFpr), or -1 if the parameters are not linebloom.linepairs's.
-double LinebloomFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
-                          FiniteBloomFpr* model);
 
 }  // namespace linebloom::sstable

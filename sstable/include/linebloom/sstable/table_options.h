@@ -36,7 +36,7 @@ struct TableWriterOptions {
   bool compress = true;
   FilterMode filter_mode = FilterMode::kPerBlock;
   // Used when filter_mode is not kNone.
-  std::shared_ptr<const BlockFilterPolicy> filter_policy = NewLinebloomBlockFilterPolicy();
+  std::shared_ptr<const BlockFilterPolicy> filter_policy = NewLinebloomLinePairPolicy();
   // fsync the file in Finish. Durability of the directory entry of a new
   // file is the caller's business (it knows which directory to sync).
   bool sync_on_finish = true;
@@ -47,7 +47,7 @@ struct TableReaderOptions {
   // recorded. With no match the table is read without its filters (correct,
   // just slower) and TableReader::filter_in_use() says so.
   // The default reads linebloom's filters of both table formats.
-  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {NewLinebloomBlockFilterPolicy(),
+  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {NewLinebloomLinePairPolicy(),
                                                                            NewLinebloomBlocked512Policy()};
   // Ignore filters even when a policy matches (for measuring their benefit).
   bool use_filters = true;

@@ -21,7 +21,8 @@
 //   C       10.9 .. 11.8  B, plus CalculateSpace and EstimatedFpRate after
 //                          ApproximateNumEntries
 //
-// LINEBLOOM_ROCKSDB_LAYOUT is 1, 2 or 3 for A, B or C. A builder may define
+// LINEBLOOM_ROCKSDB_LAYOUT is 'A', 'B' or 'C' (a character constant, so
+// the preprocessor can compare layouts). A builder may define
 // AddKeyAndAlt, CalculateSpace and EstimatedFpRate in every layout and mark
 // them LINEBLOOM_OVERRIDE_SINCE_B / _SINCE_C: `override` where the layout
 // has them, nothing where it does not.
@@ -52,22 +53,22 @@
 #if !LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(7, 8)
 #error "linebloom: RocksDB older than 7.8 is not supported (FilterBitsBuilder layouts are declared for 7.8 to 11.8)."
 #elif !LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(9, 6)
-#define LINEBLOOM_ROCKSDB_LAYOUT 1
+#define LINEBLOOM_ROCKSDB_LAYOUT 'A'
 #elif !LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(10, 9)
-#define LINEBLOOM_ROCKSDB_LAYOUT 2
+#define LINEBLOOM_ROCKSDB_LAYOUT 'B'
 #elif !LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(11, 9)
-#define LINEBLOOM_ROCKSDB_LAYOUT 3
+#define LINEBLOOM_ROCKSDB_LAYOUT 'C'
 #else
 #error \
     "linebloom: this RocksDB is newer than 11.8, the newest release whose FilterBitsBuilder layout is known. Compare its table/block_based/filter_policy_internal.h with integration/rocksdb/include/linebloom/rocksdb/filter_bits.h, extend the version checks there (see the comment at its top) and run filter_bits_layout_test."
 #endif
 
-#if LINEBLOOM_ROCKSDB_LAYOUT >= 2
+#if LINEBLOOM_ROCKSDB_LAYOUT >= 'B'
 #define LINEBLOOM_OVERRIDE_SINCE_B override
 #else
 #define LINEBLOOM_OVERRIDE_SINCE_B
 #endif
-#if LINEBLOOM_ROCKSDB_LAYOUT >= 3
+#if LINEBLOOM_ROCKSDB_LAYOUT >= 'C'
 #define LINEBLOOM_OVERRIDE_SINCE_C override
 #else
 #define LINEBLOOM_OVERRIDE_SINCE_C
@@ -90,7 +91,7 @@ class FilterBitsBuilder {
   // Called for every key (or prefix) in sorted order; repeats are adjacent.
   virtual void AddKey(const Slice& key) = 0;
 
-#if LINEBLOOM_ROCKSDB_LAYOUT >= 2
+#if LINEBLOOM_ROCKSDB_LAYOUT >= 'B'
   // A key and, as the alternate, its prefix (prefix extractor with whole-key
   // filtering). RocksDB does not remove repeats before calling it: a prefix
   // repeats with every key that has it, and a key may be its own prefix.
@@ -122,7 +123,7 @@ class FilterBitsBuilder {
   // their partitions with it).
   virtual size_t ApproximateNumEntries(size_t bytes) = 0;
 
-#if LINEBLOOM_ROCKSDB_LAYOUT >= 3
+#if LINEBLOOM_ROCKSDB_LAYOUT >= 'C'
   // Bytes of the filter for `num_entries` entries. Called after every data
   // block to estimate the file size, so it must be cheap.
   virtual size_t CalculateSpace(size_t num_entries) = 0;

@@ -1,6 +1,9 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 
-#include "split_filter.h"
+#include "line_pair_filter.h"
+
+#include "linebloom/bloom_math.h"
+#include "linebloom/foundation/coding.h"
 
 namespace linebloom::sstable::internal {
 namespace {
@@ -51,6 +54,24 @@ bool LinePairMayMatch(uint64_t hash, int probes, uint64_t region_offset, std::st
   const auto* p = reinterpret_cast<const uint8_t*>(filter.data());
   return ForEachProbe(hash, probes, region_offset, filter.size(),
                       [&](uint64_t at, uint8_t mask) { return (p[at] & mask) != 0; });
+}
+
+bool ParseLinePairParameters(std::string_view parameters, int* probes, uint32_t* seed) {
+  if (parameters.size() != kLinePairParametersSize) return false;
+  const int k = static_cast<uint8_t>(parameters[0]);
+  if (k < kMinProbes || k > kMaxProbes) return false;
+  *probes = k;
+  *seed = DecodeFixed32(parameters.data() + 1);
+  return true;
+}
+
+double LinePairFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
+                         FiniteBloomFpr* model) {
+  int probes;
+  uint32_t seed;
+  if (!ParseLinePairParameters(parameters, &probes, &seed)) return -1;
+  if (filter_bytes == 0) return keys == 0 ? 0 : 1;
+  return model->SplitBySize(keys, LinePairLayout{filter_bytes, region_offset % 64}.Groups(), probes);
 }
 
 }  // namespace linebloom::sstable::internal

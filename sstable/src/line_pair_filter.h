@@ -1,10 +1,11 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The per-block filter of table format 2 (policy "linebloom.linepairs",
-// docs/FORMAT.md section 2). Filters lie back to back in the table's filter
-// region, which the reader holds 64-byte aligned; a filter of S bytes at
-// region offset o, with r = o mod 64, covers bytes [0, S) on a grid of
-// 128-byte line pairs shifted by r:
+// The line pair filter: linebloom's table filter in table format 2 (policy
+// "linebloom.linepairs", docs/FORMAT.md section 2), per block or per file.
+// Filters lie back to back in the table's filter region, which the reader
+// holds 64-byte aligned; a filter of S bytes at region offset o, with
+// r = o mod 64, covers bytes [0, S) on a grid of 128-byte line pairs
+// shifted by r:
 //
 //   part j = bytes [max(0, 128 j - r), min(S, 128 (j + 1) - r))
 //
@@ -18,7 +19,8 @@
 // bits of that part, as in a standard Bloom filter of the part's bits.
 //
 // The parameters (k and the hash seed) are stored once per table, not per
-// filter. Internal header.
+// filter. The policy that builds and reads these filters is
+// NewLinebloomLinePairPolicy (linebloom_block_filter.cc). Internal header.
 
 #pragma once
 
@@ -54,5 +56,17 @@ void LinePairAdd(uint64_t hash, int probes, uint64_t region_offset, std::string&
 // False only if the key of `hash` was certainly not added. An empty filter
 // answers true: it has no bits that could say "no".
 bool LinePairMayMatch(uint64_t hash, int probes, uint64_t region_offset, std::string_view filter);
+
+// The table's parameters: u8 k | u32 seed.
+inline constexpr size_t kLinePairParametersSize = 5;
+// False if `parameters` are not a line pair filter's (size, k out of range).
+bool ParseLinePairParameters(std::string_view parameters, int* probes, uint32_t* seed);
+
+// The expected false-positive rate of one line pair filter of
+// `filter_bytes` bytes at `region_offset` in its table's filter region,
+// holding `keys` distinct keys, for a table with `parameters` (exact;
+// FiniteBloomFpr), or -1 if the parameters are not a line pair filter's.
+double LinePairFilterFpr(std::string_view parameters, uint64_t filter_bytes, uint64_t region_offset, uint64_t keys,
+                         FiniteBloomFpr* model);
 
 }  // namespace linebloom::sstable::internal

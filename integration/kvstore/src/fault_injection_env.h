@@ -18,6 +18,9 @@
 // file's last Sync are lost, and entries created, renamed or removed since
 // the directory's last SyncDir are undone (all of them, or a random subset,
 // since the file system may persist them in any order).
+//
+// For tests only, so not installed: tests link linebloom_kvstore_internal.
+// Internal header.
 
 #pragma once
 
