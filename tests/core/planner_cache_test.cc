@@ -52,8 +52,8 @@ TEST(PlannerCache, CachedUpperLevelGivesUpBits) {
   LevelPlanner cached(testing::DefaultPlannerOptions(cache));
   testing::BuildToyTree(plain);
   testing::BuildToyTree(cached);
-  ASSERT_TRUE(plain.ForNewFile(testing::FileAt(6)).filter);  // sets the block size, cache capacity
-  ASSERT_TRUE(cached.ForNewFile(testing::FileAt(6)).filter);
+  ASSERT_TRUE(plain.PlanNewFile(testing::FileAt(6)).filter);  // sets the block size, cache capacity
+  ASSERT_TRUE(cached.PlanNewFile(testing::FileAt(6)).filter);
   const auto without = plain.TEST_TrackedPlan("default");
   const auto with = cached.TEST_TrackedPlan("default");
   ASSERT_TRUE(without && with);

@@ -24,7 +24,7 @@ using testing::ModelL3ToL6;
 using testing::ObserveShape;
 
 double BitsAt(LevelPlanner& planner, int level) {
-  const LevelPlanner::Decision decision = planner.ForNewFile(FileAt(level));
+  const LevelPlanner::Decision decision = planner.PlanNewFile(FileAt(level));
   EXPECT_TRUE(decision.filter) << level;
   return decision.filter ? decision.filter->bits_per_key : -1;
 }
@@ -32,7 +32,7 @@ double BitsAt(LevelPlanner& planner, int level) {
 TEST(PlannerEstimate, KeyRangesOfObservedFiltersWeighTheLevels) {
   LevelPlanner planner(testing::DefaultPlannerOptions());
   const int levels[] = {0, 3, 4, 5, 6};
-  for (int level : {3, 6}) ASSERT_TRUE(planner.ForNewFile(FileAt(level)).filter);
+  for (int level : {3, 6}) ASSERT_TRUE(planner.PlanNewFile(FileAt(level)).filter);
   const std::vector<uint64_t> model = ModelL3ToL6();
   const LevelAllocation unweighted = AllocateBitsSharedMiddle(model, {}, 10);
   // Nothing observed yet: weight 1 everywhere.
@@ -49,7 +49,7 @@ TEST(PlannerEstimate, KeyRangesOfObservedFiltersWeighTheLevels) {
   const double quantized[] = {1.0, 32.0 / 64, 38.0 / 64, 48.0 / 64, 1.0};
   const LevelAllocation expected = AllocateBitsSharedMiddle(model, quantized, 10);
   for (size_t run = 0; run < model.size(); ++run) {
-    const LevelPlanner::Decision chosen = planner.ForNewFile(FileAt(levels[run]));
+    const LevelPlanner::Decision chosen = planner.PlanNewFile(FileAt(levels[run]));
     ASSERT_TRUE(chosen.filter) << levels[run];
     EXPECT_EQ(chosen.filter->bits_per_key, expected.bits_per_key[run]) << "L" << levels[run];
     // k is left to the core, which picks it after rounding (ProbesFor).
@@ -76,7 +76,7 @@ TEST(PlannerEstimate, OverAndUnderSpendingMoveTheAverage) {
   const std::vector<uint64_t> model = ModelL3ToL6();
   {
     LevelPlanner planner(testing::DefaultPlannerOptions());
-    for (int level : {3, 6}) ASSERT_TRUE(planner.ForNewFile(FileAt(level)).filter);
+    for (int level : {3, 6}) ASSERT_TRUE(planner.PlanNewFile(FileAt(level)).filter);
     ObserveShape(planner, 1.04);
     // (The L6 filters are whole bytes: 1266 * 1.04 -> 1317.)
     const double budget_bytes = 1000 * 10 / 8 + 16;
@@ -99,7 +99,7 @@ TEST(PlannerEstimate, OverAndUnderSpendingMoveTheAverage) {
   }
   {
     LevelPlanner planner(testing::DefaultPlannerOptions());
-    for (int level : {3, 6}) ASSERT_TRUE(planner.ForNewFile(FileAt(level)).filter);
+    for (int level : {3, 6}) ASSERT_TRUE(planner.PlanNewFile(FileAt(level)).filter);
     ObserveShape(planner, 0.5);
     EXPECT_DOUBLE_EQ(planner.TEST_BudgetAverage("default"), 11.0);
   }
@@ -108,7 +108,7 @@ TEST(PlannerEstimate, OverAndUnderSpendingMoveTheAverage) {
 // Filters with one key each have no width: no density, weight 1.
 TEST(PlannerEstimate, NoUsableRangesMeansUnweighted) {
   LevelPlanner planner(testing::DefaultPlannerOptions());
-  for (int level : {3, 6}) ASSERT_TRUE(planner.ForNewFile(FileAt(level)).filter);
+  for (int level : {3, 6}) ASSERT_TRUE(planner.PlanNewFile(FileAt(level)).filter);
   for (int i = 0; i < 8; ++i) {
     const std::string key = KeyAt(static_cast<uint64_t>(i) * 1000);
     planner.ObserveFilter("default", i % 2 == 0 ? 3 : 6, key, key, 1, 80);
@@ -121,17 +121,17 @@ TEST(PlannerEstimate, NoUsableRangesMeansUnweighted) {
 // caller that does not log gets no line.
 TEST(PlannerEstimate, ChangedAllocationIsDescribedOnce) {
   LevelPlanner planner(testing::DefaultPlannerOptions());
-  planner.ForNewFile(FileAt(3));
-  const LevelPlanner::Decision first = planner.ForNewFile(FileAt(6));
+  planner.PlanNewFile(FileAt(3));
+  const LevelPlanner::Decision first = planner.PlanNewFile(FileAt(6));
   EXPECT_EQ(first.log.rfind("linebloom level_aware [default]: average 10.000000: L0 w=1.000 bits=", 0), 0u)
       << first.log;
   EXPECT_NE(first.log.find(" L3 w=1.000 bits="), std::string::npos) << first.log;
   EXPECT_NE(first.log.find(" L6 w=1.000 bits="), std::string::npos) << first.log;
-  EXPECT_EQ(planner.ForNewFile(FileAt(6)).log, "");
+  EXPECT_EQ(planner.PlanNewFile(FileAt(6)).log, "");
   LevelPlanner quiet(testing::DefaultPlannerOptions());
   LevelPlanner::NewFile file = FileAt(3);
   file.wants_log = false;
-  EXPECT_EQ(quiet.ForNewFile(file).log, "");
+  EXPECT_EQ(quiet.PlanNewFile(file).log, "");
 }
 
 }  // namespace

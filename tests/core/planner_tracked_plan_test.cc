@@ -103,7 +103,7 @@ TEST(PlannerTrackedPlan, PinnedUpperFileGetsItsLevelsOwnBits) {
 // alike, so the last level keeps about its bits.
 TEST(PlannerTrackedPlan, StaleUpperLevelRecordsDoNotStarveTheLastLevel) {
   LevelPlanner planner(testing::DefaultPlannerOptions());
-  for (int level : {4, 5, 6}) ASSERT_TRUE(planner.ForNewFile(FileAt(level)).filter);
+  for (int level : {4, 5, 6}) ASSERT_TRUE(planner.PlanNewFile(FileAt(level)).filter);
   for (auto [level, files] : {std::pair{6, 400}, {5, 200}, {4, 40}}) {
     for (uint64_t i = 0; i < static_cast<uint64_t>(files); ++i) {
       planner.ObserveFilter("default", level, KeyAt(i * kToySpace / files), KeyAt((i + 1) * kToySpace / files - 1),
@@ -138,12 +138,12 @@ TEST(PlannerTrackedPlan, NewFilesFollowThePlan) {
   BuildToyTree(planner);
   const auto plan = planner.TEST_TrackedPlan("default");
   ASSERT_TRUE(plan);
-  const LevelPlanner::Decision l4 = planner.ForNewFile(FileAt(4));
+  const LevelPlanner::Decision l4 = planner.PlanNewFile(FileAt(4));
   ASSERT_TRUE(l4.filter);
   EXPECT_EQ(l4.filter->bits_per_key, plan->bits_per_key[1]);
   EXPECT_EQ(l4.log.rfind("linebloom level_aware [default]: tracked tree, average ", 0), 0u) << l4.log;
   EXPECT_NE(l4.log.find(" L6 n="), std::string::npos) << l4.log;
-  EXPECT_EQ(planner.ForNewFile(FileAt(5)).log, "");  // the same plan
+  EXPECT_EQ(planner.PlanNewFile(FileAt(5)).log, "");  // the same plan
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ TEST(RocksdbLevelAware, UniformWhereTheModelDoesNotApply) {
   for (auto style : {::rocksdb::kCompactionStyleUniversal, ::rocksdb::kCompactionStyleFIFO}) {
     Context c(2);
     c.context.compaction_style = style;
-    chosen = policy.FilterOptionsForNewFile(c.context);
+    chosen = policy.PlanNewFileFilter(c.context);
     ASSERT_TRUE(chosen);
     EXPECT_EQ(chosen->bits_per_key, 10.0);
   }

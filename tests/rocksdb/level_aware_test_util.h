@@ -48,7 +48,7 @@ struct Context {
 inline std::optional<FilterOptions> Choose(const LinebloomFilterPolicy& policy, int level,
                                            const std::string& cf = "default") {
   Context c(level, cf);
-  return policy.FilterOptionsForNewFile(c.context);
+  return policy.PlanNewFileFilter(c.context);
 }
 
 // Builds one filter through the policy, as RocksDB would for a file created

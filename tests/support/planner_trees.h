@@ -71,7 +71,7 @@ inline constexpr uint64_t kToySpace = uint64_t{1} << 40;
 // A tracked toy tree: L6 in 400 files and L5 in 40 cover the key space,
 // L4's 4 files a quarter of it; 1280 keys per file.
 inline void BuildToyTree(planner::LevelPlanner& planner) {
-  for (int level : {4, 5, 6}) planner.ForNewFile(FileAt(level));
+  for (int level : {4, 5, 6}) planner.PlanNewFile(FileAt(level));
   for (uint64_t i = 0; i < 400; ++i) {
     planner.ObserveFilter("default", 6, KeyAt(i * kToySpace / 400), KeyAt((i + 1) * kToySpace / 400 - 1), 1280, 1616);
   }

@@ -44,7 +44,7 @@ BlockCache LevelPlanner::CacheFor(const TrackedTree& tree, const NewFile& file) 
   return cache;
 }
 
-LevelPlanner::Decision LevelPlanner::ForNewFile(const NewFile& file) {
+LevelPlanner::Decision LevelPlanner::PlanNewFile(const NewFile& file) {
   const int level = file.level;
   Decision decision;
   if (!file.leveled || level < 0 || (file.num_levels > 0 && level >= file.num_levels)) {

@@ -103,8 +103,8 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
 }  // namespace
 
-std::optional<FilterOptions> PlanNewFile(planner::LevelPlanner& planner,
-                                         const ::rocksdb::FilterBuildingContext& context) {
+std::optional<FilterOptions> PlanFromContext(planner::LevelPlanner& planner,
+                                             const ::rocksdb::FilterBuildingContext& context) {
   const ::rocksdb::BlockBasedTableOptions& table = context.table_options;
   planner::LevelPlanner::NewFile file;
   file.tree = context.column_family_name;
@@ -117,7 +117,7 @@ std::optional<FilterOptions> PlanNewFile(planner::LevelPlanner& planner,
   file.block_size = static_cast<double>(table.block_size);
   file.filters_in_cache = table.cache_index_and_filter_blocks;
   file.wants_log = context.info_log != nullptr;
-  planner::LevelPlanner::Decision decision = planner.ForNewFile(file);
+  planner::LevelPlanner::Decision decision = planner.PlanNewFile(file);
   if (!decision.log.empty()) {
     ::rocksdb::Log(::rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log, "%s", decision.log.c_str());
   }

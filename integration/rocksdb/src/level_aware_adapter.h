@@ -23,8 +23,8 @@ namespace linebloom::rocksdb_plugin {
 
 // The filter the planner gives the new SST described by `context` (nullopt:
 // none), its changed allocation written to context.info_log.
-std::optional<FilterOptions> PlanNewFile(planner::LevelPlanner& planner,
-                                         const ::rocksdb::FilterBuildingContext& context);
+std::optional<FilterOptions> PlanFromContext(planner::LevelPlanner& planner,
+                                             const ::rocksdb::FilterBuildingContext& context);
 
 // `builder`, wrapped so that every filter it finishes is reported to
 // `planner` for the context's column family and level. Files at level -1 or

@@ -196,7 +196,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
 ::rocksdb::FilterBitsBuilder* LinebloomFilterPolicy::GetBuilderWithContext(
     const ::rocksdb::FilterBuildingContext& context) const {
   WarnOnceAboutContext(context);
-  const std::optional<FilterOptions> filter_options = FilterOptionsForNewFile(context);
+  const std::optional<FilterOptions> filter_options = PlanNewFileFilter(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
   auto builder =
       std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption,
@@ -235,9 +235,9 @@ std::vector<LiveSstFile> LinebloomFilterPolicy::RecordedLiveFiles(const std::str
   return level_planner()->RecordedLiveFiles(column_family);
 }
 
-std::optional<FilterOptions> LinebloomFilterPolicy::FilterOptionsForNewFile(
+std::optional<FilterOptions> LinebloomFilterPolicy::PlanNewFileFilter(
     const ::rocksdb::FilterBuildingContext& context) const {
-  if (options_.level_aware) return PlanNewFile(*level_planner(), context);
+  if (options_.level_aware) return PlanFromContext(*level_planner(), context);
   FilterOptions filter_options;
   filter_options.bits_per_key = options_.bits_per_key;
   filter_options.num_probes = options_.num_probes;

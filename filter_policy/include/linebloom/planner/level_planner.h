@@ -59,7 +59,7 @@ class LevelPlanner {
   };
   // The filter for `file`; records its level in the tree's shape, so call
   // it only for files that are really being built.
-  Decision ForNewFile(const NewFile& file);
+  Decision PlanNewFile(const NewFile& file);
 
   // Records one finished filter: `keys` keys, bytewise smallest..largest,
   // `filter_bytes` long, of a file created at `level` (>= 0) of `tree`.

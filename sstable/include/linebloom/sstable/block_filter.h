@@ -73,6 +73,13 @@ class BlockFilterPolicy {
 // rocksdb_plugin::NewLinebloomFilterPolicy.)
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomLinePairPolicy(const FilterOptions& options = {});
 inline constexpr std::string_view kLinebloomLinePairPolicyName = "linebloom.linepairs";
+// The former names of the two above, for code written against them.
+[[deprecated("use NewLinebloomLinePairPolicy")]] inline std::shared_ptr<const BlockFilterPolicy>
+NewLinebloomBlockFilterPolicy(const FilterOptions& options = {}) {
+  return NewLinebloomLinePairPolicy(options);
+}
+[[deprecated("use kLinebloomLinePairPolicyName")]] inline constexpr std::string_view kLinebloomPolicyName =
+    kLinebloomLinePairPolicyName;
 
 // linebloom's general filter (docs/FORMAT.md section 1), one per block with
 // its own 16-byte trailer, rounded up to whole 64-byte blocks: what table

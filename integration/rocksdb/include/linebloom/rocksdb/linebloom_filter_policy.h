@@ -130,7 +130,12 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // nullopt means no filter (GetBuilderWithContext returns nullptr). With
   // level_aware this also records the level in the policy's estimate of the
   // tree's shape, so call it only for files that are really being built.
-  std::optional<FilterOptions> FilterOptionsForNewFile(const ::rocksdb::FilterBuildingContext& context) const;
+  std::optional<FilterOptions> PlanNewFileFilter(const ::rocksdb::FilterBuildingContext& context) const;
+  // The former name of PlanNewFileFilter.
+  [[deprecated("use PlanNewFileFilter")]] std::optional<FilterOptions> FilterOptionsForNewFile(
+      const ::rocksdb::FilterBuildingContext& context) const {
+    return PlanNewFileFilter(context);
+  }
 
   // level_aware: replaces the policy's record of `column_family`'s live
   // files at levels >= 1 by `files`, the DB's own list. The policy otherwise
