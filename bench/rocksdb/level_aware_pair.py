@@ -80,19 +80,18 @@ def word_list(allowed):
     return parse
 
 
-def common_parser():
+def common_parser(one_tree=True):
+    """The options of every stage; ONE_TREE=False leaves out those a caller
+    that runs many trees sets itself (work directory, configurations, fill
+    seed)."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("plugin", help="path to liblinebloom_rocksdb.so (preloaded into db_bench and the tools)")
     p.add_argument("--num", type=int, default=2000000, help="keys written (default %(default)s)")
     p.add_argument("--reads", type=int, default=500000, help="lookups per run (default %(default)s)")
     p.add_argument("--value-size", type=int, default=32, help="default %(default)s")
-    p.add_argument("--workdir", default="/tmp/linebloom-level-aware")
     p.add_argument("--db-bench", default="db_bench")
     p.add_argument("--sst-dump", default="sst_dump")
     p.add_argument("--ldb", default="ldb")
-    p.add_argument("--configs", type=word_list(CONFIGS), default=["level_aware", "uniform", "builtin"],
-                   help="comma- or space-separated, of %s (default level_aware,uniform,builtin); cache_aware: "
-                        "level_aware weighting levels by block cache misses" % ",".join(CONFIGS))
     p.add_argument("--la-bits", default="10",
                    help="level_aware's bits_per_key (default 10); its live filter bytes can land a few %% above "
                         "the budget (trivial moves, levels off the model's sizes), so an equal-memory comparison "
@@ -103,17 +102,23 @@ def common_parser():
                    "leaves no L0 files after the fill, so separate trees differ less)")
     p.add_argument("--no-trivial-move", action="store_true", help="alternate the levels' compression")
     p.add_argument("--separate-trees", action="store_true", help="one fill per configuration")
-    p.add_argument("--fill-seed", type=int, default=1, help="db_bench --seed of the fill (default 1)")
     p.add_argument("--passes", type=int, default=3, help="linebloom-refilter --passes (default 3)")
     p.add_argument("--refilter", help="linebloom-refilter (default: built next to the plugin)")
     p.add_argument("--level-bound", help="linebloom-level-bound, scores each tree (default: next to the plugin)")
     rocksdb_tools.add_geometry_args(p, 65536)
-    p.add_argument("--direct-reads", action="store_true", help="the reads with O_DIRECT (see above)")
+    p.add_argument("--direct-reads", action=argparse.BooleanOptionalAction, default=False,
+                   help="the reads with O_DIRECT (see above)")
     p.add_argument("--cache-mb", type=int, help="block cache MB of the reads (default: db_bench's)")
     p.add_argument("--benches", type=word_list(BENCHES), default=["readmissing"],
                    help="readmissing and/or multireadrandom (default readmissing)")
     p.add_argument("--repeats", type=int, default=1, help="runs per benchmark and configuration (default 1)")
     p.add_argument("--multiget-batch", type=int, default=32, help="default %(default)s")
+    if one_tree:
+        p.add_argument("--workdir", default="/tmp/linebloom-level-aware")
+        p.add_argument("--configs", type=word_list(CONFIGS), default=["level_aware", "uniform", "builtin"],
+                       help="comma- or space-separated, of %s (default level_aware,uniform,builtin); "
+                            "cache_aware: level_aware weighting levels by block cache misses" % ",".join(CONFIGS))
+        p.add_argument("--fill-seed", type=int, default=1, help="db_bench --seed of the fill (default 1)")
     return p
 
 
@@ -302,8 +307,8 @@ def check_tools(args):
         sys.exit("a shared tree needs linebloom-refilter (not at %s; set --refilter)" % args.refilter)
 
 
-def main(argv=None):
-    args = build_parser().parse_args(argv)
+def run(args):
+    """Every step of ARGS.stage, on parsed arguments."""
     rocksdb_tools.resolve_geometry(args)
     os.makedirs(args.workdir, exist_ok=True)
     check_tools(args)
@@ -317,6 +322,10 @@ def main(argv=None):
     if args.stage != "report":
         read_all(args)
     pair_output.report(args)
+
+
+def main(argv=None):
+    run(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":
