@@ -94,7 +94,8 @@ def fill(args):
     L0 file."""
     write_options(args, work(args, "live.OPTIONS"), args.la_policy, False)
     shutil.rmtree(work(args, "db-live"), ignore_errors=True)
-    benchmarks = "fillrandom" + ("" if args.no_overwrite else ",overwrite") + ",flush,waitforcompaction,levelstats,stats"
+    benchmarks = ("fillrandom" + ("" if args.no_overwrite else ",overwrite") +
+                  ",flush,waitforcompaction,levelstats,stats")
     print("fill of %d keys%s in one process..." % (args.num, "" if args.no_overwrite else
                                                      ", then %d overwrites" % args.num), file=sys.stderr)
     start = time.time()

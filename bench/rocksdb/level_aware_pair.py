@@ -258,7 +258,8 @@ def relay_copies(args):
         db = work(args, "db-" + config)
         shutil.rmtree(db + ".relaid", ignore_errors=True)
         os.mkdir(db + ".relaid")
-        listings.append([(config, name) for name in sorted(os.listdir(db)) if not os.path.isdir(os.path.join(db, name))])
+        files = [name for name in sorted(os.listdir(db)) if not os.path.isdir(os.path.join(db, name))]
+        listings.append([(config, name) for name in files])
     for row in zip_longest(*listings):
         for config, name in filter(None, row):
             db = work(args, "db-" + config)

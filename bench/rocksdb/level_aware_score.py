@@ -30,7 +30,8 @@ from rocksdb_tools import read_text
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], parents=[level_aware_pair.common_parser(False)],
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     parents=[level_aware_pair.common_parser(False)],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=lambda t: [int(s) for s in t.replace(",", " ").split()],
                         default=list(range(1, 11)), help="fill seeds (default 1..10)")

@@ -82,7 +82,8 @@ def medians(rows):
                    (k, median(ops[k]), median(cpu[k]), 100 * positive[k] / checks, positive[k], checks))
     if median(ops.get("builtin", [])) > 0:
         out.append("linebloom / builtin: throughput %.3f, cpu per lookup %.3f" %
-                   (median(ops["linebloom"]) / median(ops["builtin"]), median(cpu["linebloom"]) / median(cpu["builtin"])))
+                   (median(ops["linebloom"]) / median(ops["builtin"]),
+                    median(cpu["linebloom"]) / median(cpu["builtin"])))
     return out
 
 

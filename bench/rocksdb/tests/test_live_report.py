@@ -12,7 +12,8 @@ READS = 20000
 
 
 def filters(config):
-    return [tuple(int(x) for x in line.split()) for line in fixture_text("live", "filters-%s.txt" % config).splitlines()]
+    lines = fixture_text("live", "filters-%s.txt" % config).splitlines()
+    return [tuple(int(x) for x in line.split()) for line in lines]
 
 
 class LiveReportTest(unittest.TestCase):
@@ -26,7 +27,8 @@ class LiveReportTest(unittest.TestCase):
 
     def test_written_levels_from_the_log_events(self):
         written = live_report.written_levels(fixture_text("live", "LOG.events"))
-        want = dict(tuple(int(x) for x in line.split()) for line in fixture_text("live", "written-live.txt").splitlines())
+        lines = fixture_text("live", "written-live.txt").splitlines()
+        want = dict(tuple(int(x) for x in line.split()) for line in lines)
         for _, number, _, _ in filters("live"):
             self.assertEqual(written[number], want[number])
 
@@ -51,7 +53,8 @@ class LiveReportTest(unittest.TestCase):
             "2026/01/01-00:00:00.2 7f01 [db/compaction_job.cc:1] Moving #13 to level-4 1024 bytes",
             "2026/01/01-00:00:00.3 7f01 [db/compaction_job.cc:1] Moving #14 to level-5 1024 bytes",
             '2026/01/01-00:00:00.4 7f01 EVENT_LOG_v1 {"job": 3, "event": "compaction_finished", "output_level": 5}',
-            '2026/01/01-00:00:00.5 7f01 EVENT_LOG_v1 {"job": 4, "event": "flush_finished", "filter_policy": "linebloom"}',
+            '2026/01/01-00:00:00.5 7f01 EVENT_LOG_v1 {"job": 4, "event": "flush_finished", '
+            '"filter_policy": "linebloom"}',
             "2026/01/01-00:00:00.6 7f02 [WARN] [db/column_family.cc:1] Stalling writes",
             "2026/01/01-00:00:00.7 7f03 [WARN] [db/column_family.cc:1] Stalling writes",
             "2026/01/01-00:00:00.8 7f02 [ERROR] [db/db_impl.cc:1] Background error IO error: disk",
