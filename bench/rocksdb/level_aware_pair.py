@@ -59,7 +59,7 @@ BENCHES = ("readmissing", "multireadrandom")
 # flush: leave no WAL, so readmissing's DB::Open does not write a recovery L0
 # file (its policy would not know the tree's shape yet).
 FILL_BENCHMARKS = "fillrandom,flush,waitforcompaction,levelstats"
-# NO_TRIVIAL_MOVE alternates the configured compression of adjacent levels
+# --no-trivial-move alternates the configured compression of adjacent levels
 # (none / LZ4), which stops RocksDB from moving a file to the next level
 # without rewriting it (Compaction::IsTrivialMove requires the same
 # compression); values are made incompressible (--compression_ratio=1), so

@@ -11,7 +11,7 @@ included) less linebloom's 16-byte trailer per file, spread over the tree's
 entries (linebloom-level-bound --filters). PASS: score >= --target (0.85)
 and level_aware's real filter bytes <= the built-in's.
 
-Each seed's pair run goes to WORKDIR/sSEED (its output: pair.out, the
+Each seed's pair run goes to the work directory's sSEED/ (its output: pair.out, the
 bound's: score.txt); the pair's options (--num, --reads, ...) are taken as
 they are.
 """
@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import traceback
 
 import level_aware_pair
 import pair_report
@@ -56,6 +57,9 @@ def run_pair(args, seed, work):
                 level_aware_pair.run(pair)
             except SystemExit as e:
                 print(e, file=out)
+                return False
+            except Exception:  # a failed run fails its seed, not the others
+                traceback.print_exc(file=out)
                 return False
     return True
 
