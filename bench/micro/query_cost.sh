@@ -15,8 +15,10 @@ tool=$build/bench/micro/linebloom-query-cost
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Instructions inside the op's Measured* function, divided by what it counted.
-per_unit() {
+# Each op of each filter under callgrind, counting instructions inside the
+# op's Measured* function only; query_cost_table.py divides them by what the
+# tool counted and prints the table.
+run_op() {
   local filter=$1 op=$2 fn
   shift 2
   case $op in
@@ -25,22 +27,11 @@ per_unit() {
   LINEBLOOM_KERNEL=avx2 valgrind --tool=callgrind --toggle-collect="*$fn*" \
     --callgrind-out-file="$out/cg.$filter.$op" "$tool" --filter "$filter" --op "$op" "$@" \
     >"$out/log.$filter.$op" 2>"$out/err.$filter.$op"
-  local ir counted
-  ir=$(callgrind_annotate "$out/cg.$filter.$op" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}')
-  counted=$(sed -n 's/.* counted=\([0-9]*\) .*/\1/p' "$out/log.$filter.$op")
-  awk -v ir="$ir" -v n="$counted" 'BEGIN { printf "%.1f", ir / n }'
+  callgrind_annotate "$out/cg.$filter.$op" >"$out/annotate.$filter.$op" 2>/dev/null
 }
 
 label=$("$tool" --smoke | sed -n '1s/.*builtin="\([^"]*\)".*/\1/p')
-echo "Instructions per key built, per negative query, per key of a negative batch of 32, per 5-level Get (callgrind, LINEBLOOM_KERNEL=avx2, 16-byte keys, 10 bits/key; $*)"
-echo "builtin = $label"
-echo
-echo "| op | api | plugin | builtin | plugin / builtin | api / builtin |"
-echo "|---|---|---|---|---|---|"
 for op in build neg batch32 get5; do
-  api=$(per_unit api "$op" "$@")
-  plugin=$(per_unit plugin "$op" "$@")
-  builtin=$(per_unit builtin "$op" "$@")
-  awk -v op="$op" -v a="$api" -v p="$plugin" -v b="$builtin" \
-    'BEGIN { printf "| %s | %s | %s | %s | %.2f | %.2f |\n", op, a, p, b, p / b, a / b }'
+  for filter in api plugin builtin; do run_op "$filter" "$op" "$@"; done
 done
+python3 "$(dirname "$0")/query_cost_table.py" "$out" "$label" "$*"

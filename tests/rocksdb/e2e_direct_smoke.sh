@@ -1,5 +1,5 @@
 #!/bin/sh
-# Smoke run of the end-to-end mode of bench/rocksdb/level_aware_pair.sh (what
+# Smoke run of the end-to-end mode of bench/rocksdb/level_aware_pair.py (what
 # bench/rocksdb/e2e_direct.sh drives): direct reads, a small block cache,
 # readmissing and multireadrandom, two alternating runs per configuration, on
 # a tiny DB. Checks what the end-to-end table rests on:
@@ -22,10 +22,10 @@ if ! dd if=/dev/zero of="$work/.direct-probe" bs=4096 count=1 oflag=direct 2>/de
 fi
 rm -f "$work/.direct-probe"
 out="$work.out"
-NUM=20000 READS=2000 WORKDIR="$work" DB_BENCH="$db_bench" LDB="$ldb" SST_DUMP="$sst_dump" \
-  DIRECT_READS=1 CACHE_MB=1 BENCHES="readmissing multireadrandom" REPEATS=2 \
-  sh "$root/bench/rocksdb/level_aware_pair.sh" "$plugin" >"$out" 2>&1 ||
-  { cat "$out"; echo "FAIL: level_aware_pair.sh exited with an error"; exit 1; }
+python3 "$root/bench/rocksdb/level_aware_pair.py" run "$plugin" --num 20000 --reads 2000 --workdir "$work" \
+  --db-bench "$db_bench" --ldb "$ldb" --sst-dump "$sst_dump" \
+  --direct-reads --cache-mb 1 --benches readmissing,multireadrandom --repeats 2 >"$out" 2>&1 ||
+  { cat "$out"; echo "FAIL: level_aware_pair.py exited with an error"; exit 1; }
 
 fail=0
 for config in level_aware uniform builtin; do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Smoke run of bench/rocksdb/level_aware_live.sh on a small DB, so it cannot
+# Smoke run of bench/rocksdb/level_aware_live.py on a small DB, so it cannot
 # rot: the level-aware policy and its listener through db_bench's fill and
 # overwrites, the live tree refiltered with uniform linebloom and with the
 # built-in, readmissing on each, and the score against the tree's bound.
@@ -13,10 +13,9 @@ plugin=$1 db_bench=$2 ldb=$3 sst_dump=$4 refilter=$5 level_bound=$6 work=$7
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work"
 out="$work.out"
-NUM=100000 READS=20000 WORKDIR="$work" DB_BENCH="$db_bench" LDB="$ldb" SST_DUMP="$sst_dump" \
-  REFILTER="$refilter" LEVEL_BOUND="$level_bound" \
-  sh "$root/bench/rocksdb/level_aware_live.sh" "$plugin" >"$out" 2>&1 ||
-  { cat "$out"; echo "FAIL: level_aware_live.sh exited with an error"; exit 1; }
+python3 "$root/bench/rocksdb/level_aware_live.py" run "$plugin" --num 100000 --reads 20000 --workdir "$work" \
+  --db-bench "$db_bench" --ldb "$ldb" --sst-dump "$sst_dump" --refilter "$refilter" --level-bound "$level_bound" \
+  >"$out" 2>&1 || { cat "$out"; echo "FAIL: level_aware_live.py exited with an error"; exit 1; }
 
 fail=0
 grep -q 'listeners={id=linebloom_level_aware}' "$work/live.OPTIONS" ||

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Smoke run of bench/rocksdb/level_aware_pair.sh (the level-aware comparison
+# Smoke run of bench/rocksdb/level_aware_pair.py (the level-aware comparison
 # script) on a small DB, so it cannot rot: one fill, three refiltered copies,
 # readmissing on each. Checks what the comparison rests on: every copy holds
 # exactly the fill's data (ldb scan identical), every SST of a copy carries
@@ -11,9 +11,9 @@ plugin=$1 db_bench=$2 ldb=$3 sst_dump=$4 work=$5
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work"
 out="$work.out"
-NUM=20000 READS=2000 WORKDIR="$work" DB_BENCH="$db_bench" LDB="$ldb" SST_DUMP="$sst_dump" \
-  sh "$root/bench/rocksdb/level_aware_pair.sh" "$plugin" >"$out" 2>&1 ||
-  { cat "$out"; echo "FAIL: level_aware_pair.sh exited with an error"; exit 1; }
+python3 "$root/bench/rocksdb/level_aware_pair.py" run "$plugin" --num 20000 --reads 2000 --workdir "$work" \
+  --db-bench "$db_bench" --ldb "$ldb" --sst-dump "$sst_dump" >"$out" 2>&1 ||
+  { cat "$out"; echo "FAIL: level_aware_pair.py exited with an error"; exit 1; }
 
 fail=0
 scan() { LD_PRELOAD="$plugin" "$ldb" --db="$1" --hex scan </dev/null 2>&1; }
