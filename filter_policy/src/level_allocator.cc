@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_options.h"
@@ -122,50 +124,27 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
   return AllocateBitsPerRun(entries_per_run, {}, average_bits_per_key);
 }
 
-LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
-                                   double average_bits_per_key) {
-  const FprGrid& grid = Grid();
-  const std::vector<double> w = NormalizedWeights(lookup_weights, entries_per_run.size());
-  double total_entries = 0;
-  for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
-  const double budget = average_bits_per_key * total_entries;
+namespace {
 
-  const size_t runs = entries_per_run.size();
-  auto n = [&](size_t j) { return static_cast<double>(entries_per_run[j]); };
-  auto bits_of = [&](int point) { return point < 0 ? 0.0 : grid.bits[point]; };
-  auto fpr_of = [&](int point) { return point < 0 ? 1.0 : grid.fpr[point]; };
+// The runs of one allocation on the grid: point -1 is "no filter".
+struct GridRuns {
+  const FprGrid& grid;
+  std::span<const uint64_t> entries;
+  std::vector<double> w;
 
-  // 1. Lagrangian: for a price lambda per bit, each run takes its best grid
-  //    point. Memory used falls as lambda rises; bisect (in log space) for
-  //    the cheapest price whose allocation fits the budget.
-  auto points_at = [&](double lambda) {
-    std::vector<int> points(runs, -1);
+  size_t size() const { return entries.size(); }
+  double n(size_t j) const { return static_cast<double>(entries[j]); }
+  double bits_of(int point) const { return point < 0 ? 0.0 : grid.bits[point]; }
+  double fpr_of(int point) const { return point < 0 ? 1.0 : grid.fpr[point]; }
+  double Used(const std::vector<int>& points) const {
     double used = 0;
-    for (size_t j = 0; j < runs; ++j) {
-      if (entries_per_run[j] == 0) continue;
-      points[j] = BestPoint(grid, lambda, entries_per_run[j], w[j]);
-      used += bits_of(points[j]) * n(j);
-    }
-    return std::pair{points, used};
-  };
-  double lo = 1e-30, hi = 1.0;  // at lambda = 1 a filter costs >= n >= 1 >= w: never worth it
-  for (int iter = 0; iter < 200 && hi / lo > 1 + 1e-9; ++iter) {
-    const double mid = std::sqrt(lo * hi);
-    (points_at(mid).second > budget ? lo : hi) = mid;
-  }
-  std::vector<int> points = points_at(hi).first;
-
-  // 2. The grid is discrete, so step 1 can leave budget unspent. Pairwise
-  //    refinement: for each pair (i, j), try every grid point for run i and
-  //    give run j the most bits the rest of the budget affords. Repeat
-  //    until nothing improves (for two runs this is exhaustive).
-  auto used_by = [&](const std::vector<int>& p) {
-    double used = 0;
-    for (size_t j = 0; j < runs; ++j) used += bits_of(p[j]) * n(j);
+    for (size_t j = 0; j < size(); ++j) used += bits_of(points[j]) * n(j);
     return used;
-  };
-  auto most_affordable = [&](double bits_left, size_t j) {
-    int point = -1;  // grid.bits is increasing: binary search the last that fits
+  }
+  // The last grid point whose bits for run j fit in bits_left (grid.bits
+  // is increasing: binary search), -1 if none.
+  int MostAffordable(double bits_left, size_t j) const {
+    int point = -1;
     int l = 0, r = static_cast<int>(grid.bits.size()) - 1;
     while (l <= r) {
       const int m = (l + r) / 2;
@@ -177,33 +156,82 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
       }
     }
     return point;
-  };
+  }
+};
+
+// Each run's best grid point at price lambda per bit, and the bits used.
+std::pair<std::vector<int>, double> PointsAt(const GridRuns& runs, double lambda) {
+  std::vector<int> points(runs.size(), -1);
+  double used = 0;
+  for (size_t j = 0; j < runs.size(); ++j) {
+    if (runs.entries[j] == 0) continue;
+    points[j] = BestPoint(runs.grid, lambda, runs.entries[j], runs.w[j]);
+    used += runs.bits_of(points[j]) * runs.n(j);
+  }
+  return {points, used};
+}
+
+// The Lagrangian step: memory used falls as lambda rises; bisect (in log
+// space) for the cheapest price whose allocation fits the budget.
+std::vector<int> LagrangianPoints(const GridRuns& runs, double budget) {
+  double lo = 1e-30, hi = 1.0;  // at lambda = 1 a filter costs >= n >= 1 >= w: never worth it
+  for (int iter = 0; iter < 200 && hi / lo > 1 + 1e-9; ++iter) {
+    const double mid = std::sqrt(lo * hi);
+    (PointsAt(runs, mid).second > budget ? lo : hi) = mid;
+  }
+  return PointsAt(runs, hi).first;
+}
+
+// Tries every grid point for run i, giving run j the most bits the rest of
+// the budget affords; takes the first pair that lowers their weighted cost.
+bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::vector<int>* points) {
+  std::vector<int>& p = *points;
+  const double others = runs.Used(p) - runs.bits_of(p[i]) * runs.n(i) - runs.bits_of(p[j]) * runs.n(j);
+  const double current = runs.w[i] * runs.fpr_of(p[i]) + runs.w[j] * runs.fpr_of(p[j]);
+  for (int pi = -1; pi < static_cast<int>(runs.grid.bits.size()); ++pi) {
+    const double left = budget - others - runs.bits_of(pi) * runs.n(i);
+    if (left < 0) break;
+    const int pj = runs.MostAffordable(left, j);
+    if (runs.w[i] * runs.fpr_of(pi) + runs.w[j] * runs.fpr_of(pj) < current * (1 - 1e-12)) {
+      p[i] = pi;
+      p[j] = pj;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The grid is discrete, so the Lagrangian step can leave budget unspent.
+// Pairwise refinement: re-split the budget between every two runs until
+// nothing improves (for two runs this is exhaustive).
+void RefinePairs(const GridRuns& runs, double budget, std::vector<int>* points) {
   for (bool improved = true; improved;) {
     improved = false;
-    for (size_t i = 0; i < runs; ++i) {
-      for (size_t j = 0; j < runs; ++j) {
-        if (i == j || entries_per_run[i] == 0 || entries_per_run[j] == 0) continue;
-        const double others = used_by(points) - bits_of(points[i]) * n(i) - bits_of(points[j]) * n(j);
-        const double current = w[i] * fpr_of(points[i]) + w[j] * fpr_of(points[j]);
-        for (int pi = -1; pi < static_cast<int>(grid.bits.size()); ++pi) {
-          const double left = budget - others - bits_of(pi) * n(i);
-          if (left < 0) break;
-          const int pj = most_affordable(left, j);
-          if (w[i] * fpr_of(pi) + w[j] * fpr_of(pj) < current * (1 - 1e-12)) {
-            points[i] = pi;
-            points[j] = pj;
-            improved = true;
-            break;
-          }
-        }
+    for (size_t i = 0; i < runs.size(); ++i) {
+      for (size_t j = 0; j < runs.size(); ++j) {
+        if (i == j || runs.entries[i] == 0 || runs.entries[j] == 0) continue;
+        if (ImprovePair(runs, budget, i, j, points)) improved = true;
       }
     }
   }
+}
 
-  std::vector<double> bits(runs);
-  for (size_t j = 0; j < runs; ++j) bits[j] = bits_of(points[j]);
-  LevelAllocation best = Score(entries_per_run, w, std::move(bits));
-  LevelAllocation uniform = UniformAllocation(entries_per_run, w, average_bits_per_key);
+}  // namespace
+
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                   double average_bits_per_key) {
+  const GridRuns runs{Grid(), entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size())};
+  double total_entries = 0;
+  for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
+  const double budget = average_bits_per_key * total_entries;
+
+  std::vector<int> points = LagrangianPoints(runs, budget);
+  RefinePairs(runs, budget, &points);
+
+  std::vector<double> bits(runs.size());
+  for (size_t j = 0; j < runs.size(); ++j) bits[j] = runs.bits_of(points[j]);
+  LevelAllocation best = Score(entries_per_run, runs.w, std::move(bits));
+  LevelAllocation uniform = UniformAllocation(entries_per_run, runs.w, average_bits_per_key);
   return uniform.expected_weighted_fpr_sum < best.expected_weighted_fpr_sum ? uniform : best;
 }
 
