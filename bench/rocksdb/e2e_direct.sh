@@ -103,7 +103,8 @@ export LEVEL_BASE="${LEVEL_BASE:-$((4 * write_buffer))}" DIRECT_READS="$direct"
 export BENCHES="${BENCHES:-readmissing multireadrandom}" WORKDIR="$work"
 export CONFIGS="${CONFIGS:-level_aware cache_aware uniform builtin}"
 export DB_BENCH="$bin/db_bench" SST_DUMP="$bin/sst_dump" LDB="$bin/ldb"
-export REFILTER="$build/bench/rocksdb/linebloom-refilter" LEVEL_BOUND="$build/bench/rocksdb/linebloom-level-bound"
+export REFILTER="$build/integration/rocksdb/tools/linebloom-refilter"
+export LEVEL_BOUND="$build/integration/rocksdb/tools/linebloom-level-bound"
 
 echo "RocksDB $version: $DB_BENCH, plugin $plugin ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 echo "NUM=$NUM VALUE_SIZE=$VALUE_SIZE READS=$READS REPEATS=$REPEATS CACHE_MB=$CACHE_MB" \

@@ -41,7 +41,7 @@
 #        READS (absent-key lookups per readmissing run, default 0: none)
 #        WORKDIR (default /tmp/linebloom-level-aware-live)
 #        DB_BENCH, SST_DUMP, LDB (defaults: db_bench, sst_dump, ldb)
-#        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
+#        REFILTER (default: built next to the plugin, build/integration/rocksdb/tools/)
 #        LISTENER (default 1: the DB runs linebloom's level-aware listener,
 #        listeners={id=linebloom_level_aware}, which hands the policy the
 #        live files after every compaction; 0: the policy alone)
@@ -62,7 +62,7 @@ work=${WORKDIR:-/tmp/linebloom-level-aware-live}
 db_bench=${DB_BENCH:-db_bench}
 sst_dump=${SST_DUMP:-sst_dump}
 ldb=${LDB:-ldb}
-refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
+refilter=${REFILTER:-$(dirname "$plugin")/tools/linebloom-refilter}
 mkdir -p "$work"
 
 . "$(dirname "$0")/lsm_options.sh"
@@ -232,7 +232,7 @@ done
 # built-in's bytes on this tree (linebloom-level-bound --filters, the scorer
 # of level_aware_score.sh): entries per level from the built-in copy's
 # filters, lookups reaching each level from its per-level answers.
-level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-level-bound}
+level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/tools/linebloom-level-bound}
 if [ -x "$level_bound" ]; then
   fp_per_lookup() {
     p=$(ticker rocksdb.bloom.filter.full.positive "$work/readmissing-$1.out")

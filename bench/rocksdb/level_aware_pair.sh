@@ -34,7 +34,7 @@
 #        default 10)
 #        SAME_TREE (default 1, see above)  FILL_SEED (db_bench --seed of the
 #        fill, default 1)  PASSES (linebloom-refilter --passes, default 3)
-#        REFILTER (default: built next to the plugin, build/bench/rocksdb/)
+#        REFILTER (default: built next to the plugin, build/integration/rocksdb/tools/)
 #        REUSE_FILL=1: keep the shared fill of an earlier run in WORKDIR
 #        (same NUM and geometry) and redo everything from the refilter on
 #        READS_ONLY=1: keep the refiltered DBs of an earlier run in WORKDIR
@@ -42,7 +42,7 @@
 #        REPORT_ONLY=1: keep the DBs and db_bench outputs of an earlier run in
 #        WORKDIR, re-read the SSTs' properties and print the report
 #        LEVEL_BOUND (linebloom-level-bound; default: the one built next to
-#        the plugin, build/bench/rocksdb/): scores each tree, see the end
+#        the plugin, build/integration/rocksdb/tools/): scores each tree, see the end
 #        WRITE_BUFFER (bytes, default 65536), TARGET_FILE (default
 #        WRITE_BUFFER), LEVEL_BASE (max_bytes_for_level_base, default
 #        4 * WRITE_BUFFER): the tree's geometry; scale them together with
@@ -83,7 +83,7 @@ l0_trigger=${L0_TRIGGER:-4}
 same_tree=${SAME_TREE:-1}
 fill_seed=${FILL_SEED:-1}
 passes=${PASSES:-3}
-refilter=${REFILTER:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-refilter}
+refilter=${REFILTER:-$(dirname "$plugin")/tools/linebloom-refilter}
 # LA_BITS: level_aware's average bits per key (default 10, like the others).
 # Its live filter bytes can land a few % above the budget (trivial moves,
 # levels off the model's sizes; docs/LEVEL_AWARE.md), so an equal-memory
@@ -386,7 +386,7 @@ fi
 # model for both. A level-aware policy cannot beat "best" on that tree; if
 # "best" is above -30 %, no allocation at equal memory reaches the target
 # there. (L0 files are one run here: the perf context counts them together.)
-level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-level-bound}
+level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/tools/linebloom-level-bound}
 if [ -x "$level_bound" ]; then
   echo
   echo "Bound per tree (expected FP/lookup at 10 bits/key: uniform vs the best per-level bits):"

@@ -26,7 +26,7 @@ seeds=${SEEDS:-1 2 3 4 5 6 7 8 9 10}
 base=${WORKDIR:-/tmp/linebloom-level-score}
 target=${TARGET:-0.85}
 reads=${READS:-500000}
-level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/../../bench/rocksdb/linebloom-level-bound}
+level_bound=${LEVEL_BOUND:-$(dirname "$plugin")/tools/linebloom-level-bound}
 fails=0
 for seed in $seeds; do
   work=$base/s$seed
