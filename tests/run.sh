@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The test command (CI runs exactly this): installs dependencies, then
-#   0. format:   every .cc/.h as .clang-format says (tests/check_format.sh);
+#   0. format:   every .cc/.h as .clang-format says (tests/check_format.sh),
+#                and the size limits of files, functions and header comments
+#                in the libraries (tests/check_size.py, its own unit tests
+#                first; known violations: tests/size_allowlist.txt);
 #   1. release:  builds everything (Release) and runs every CTest test,
 #                including the benchmark and harness smoke runs;
 #   2. rocksdb11: the RocksDB plugin's suite (ctest -L rocksdb) against the
@@ -28,7 +31,11 @@ if ((${#stages[@]} == 0)); then stages=(format release rocksdb11 sanitize fuzz);
 for stage in "${stages[@]}"; do
   echo "=== tests/run.sh: $stage ($(date -u +%H:%M:%S))"
   case $stage in
-    format) "$root/tests/check_format.sh" ;;
+    format)
+      "$root/tests/check_format.sh"
+      python3 "$root/tests/check_size_test.py"
+      python3 "$root/tests/check_size.py"
+      ;;
     release)
       cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
       cmake --build "$build" -j "$jobs"

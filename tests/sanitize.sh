@@ -11,7 +11,8 @@
 #         runtime. The crash test runs here too: it times its SIGKILL from
 #         the CLI's first acknowledgement, so ASan's slower start is fine.
 #   tsan  build-tsan: ThreadSanitizer, only the concurrency tests (CTest
-#         label "concurrency", target concurrency_tests). The RocksDB plugin
+#         label "concurrency"; the label's aggregate target concurrency_tests
+#         builds their programs, cmake/LinebloomTesting.cmake). The RocksDB plugin
 #         is not built there: Debian's librocksdb is not TSan-instrumented,
 #         so its internal synchronisation would show up as false races.
 #         Known findings awaiting a fix are listed in tests/sanitize.tsan.supp.

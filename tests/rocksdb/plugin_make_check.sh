@@ -2,8 +2,9 @@
 # RocksDB's make build with linebloom inside it, checked without compiling
 # RocksDB (make -n): on a fresh source tree with plugin/linebloom made by
 # link_into.sh, make ROCKSDB_PLUGINS=linebloom plans to compile every
-# linebloom source (the core, its foundation, the adapter but
-# self_register.cc, and linebloom_register.cc) into
+# linebloom source (every .cc of the folders plugin/source_dirs.txt names:
+# the core, its foundation, the adapter but self_register.cc; and
+# linebloom_register.cc) into
 # plugin/linebloom/checkout/ of RocksDB's tree, links them into librocksdb,
 # and names linebloom_register in build_version.cc; and with plugin/linebloom
 # a symlink to the whole folder, make stops with linebloom's message. The
@@ -24,8 +25,8 @@ make -C "$tree" -n SKIP_DEPENDS=1 ROCKSDB_PLUGINS=linebloom DEBUG_LEVEL=0 static
   { tail -n 20 "$plan"; echo "FAIL: make -n with the plugin"; exit 1; }
 
 fail=0
-expected=$( (ls "$root"/filter_policy/foundation/src/*.cc "$root"/filter_policy/src/*.cc "$root"/filter_policy/src/planner/*.cc \
-               "$root"/integration/rocksdb/src/*.cc | grep -v '/self_register\.cc$'
+expected=$( (while read -r dir; do ls "$root/$dir"/*.cc; done <"$root/integration/rocksdb/plugin/source_dirs.txt" |
+               grep -v '/self_register\.cc$'
              echo "$root/integration/rocksdb/plugin/linebloom_register.cc") | sort)
 planned=$(grep -oE -- "-c $root/[^ ]+\.cc -o [^ ]+" "$plan" | awk '{ print $2 }' | sort -u)
 if [ "$planned" != "$expected" ]; then

@@ -37,6 +37,8 @@ launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLINEBLOOM_BUILD_BENCH=OFF \
   -DLINEBLOOM_ROCKSDB_ROOT="$prefix" "${launcher[@]}" >/dev/null
+# The tests labelled rocksdb, after building what they run: the label's
+# aggregate target rocksdb_tests (cmake/LinebloomTesting.cmake).
 cmake --build "$build" -j "$jobs" --target rocksdb_tests
 ctest --test-dir "$build" -L rocksdb --output-on-failure -j "$jobs"
 

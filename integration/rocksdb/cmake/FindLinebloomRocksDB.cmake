@@ -5,6 +5,9 @@
 #   LINEBLOOM_ROCKSDB_SHARED   ON if the library is a shared object
 #   LINEBLOOM_ROCKSDB_BIN_DIR  where its db_bench/sst_dump/ldb are looked for
 #                              first ("" = the PATH)
+#   LINEBLOOM_DB_BENCH, LINEBLOOM_SST_DUMP, LINEBLOOM_LDB
+#                              those tools (cache; NOTFOUND if missing), for
+#                              the tests and benchmark scripts that drive them
 # Both targets carry -fno-rtti when RocksDB was built without RTTI (its
 # Release default, USE_RTTI=0): a class derived from a RocksDB class then
 # must not refer to RocksDB's typeinfo, which that build does not have.
@@ -118,6 +121,17 @@ endif()
 
 message(STATUS "linebloom: RocksDB ${LINEBLOOM_ROCKSDB_VERSION} from ${linebloom_rocksdb_from}"
   " (${linebloom_rocksdb_include}, shared: ${LINEBLOOM_ROCKSDB_SHARED}, ${linebloom_rocksdb_rtti})")
+
+# RocksDB's own db_bench/sst_dump/ldb: those of the RocksDB built against
+# (LINEBLOOM_ROCKSDB_BIN_DIR) if it has them, else the PATH's (Debian's
+# rocksdb-tools). A plugin built for one release cannot be loaded into
+# another release's tools, so with a bin directory the PATH is not searched.
+if(LINEBLOOM_ROCKSDB_BIN_DIR)
+  set(linebloom_tool_search PATHS ${LINEBLOOM_ROCKSDB_BIN_DIR} NO_DEFAULT_PATH)
+endif()
+find_program(LINEBLOOM_DB_BENCH NAMES db_bench rocksdb_db_bench ${linebloom_tool_search})
+find_program(LINEBLOOM_SST_DUMP NAMES sst_dump rocksdb_sst_dump ${linebloom_tool_search})
+find_program(LINEBLOOM_LDB NAMES ldb rocksdb_ldb ${linebloom_tool_search})
 
 # For the directories outside this one (tests, benches).
 set(LINEBLOOM_ROCKSDB_VERSION ${LINEBLOOM_ROCKSDB_VERSION} CACHE INTERNAL "")

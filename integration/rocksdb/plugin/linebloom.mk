@@ -29,17 +29,18 @@ $(error linebloom: no linebloom checkout at '$(LINEBLOOM_SOURCE_DIR)'; pass LINE
 endif
 
 # The core filter library with its foundation layer, the RocksDB adapter and
-# the registrar; self_register.cc registers from a static initializer for the
+# the registrar: every .cc of the folders source_dirs.txt names (one a line,
+# relative to the checkout; CMakeLists.txt reads the same file), less
+# self_register.cc, which registers from a static initializer for the
 # preloadable shared object, which built into RocksDB linebloom_register()
 # does instead. Each is listed under the virtual folder checkout/, which
 # exists nowhere: the rules below compile <checkout>/X.cc into
 # $(OBJ_DIR)/plugin/linebloom/checkout/X.o, inside RocksDB's tree. (`:=`,
-# not ` = `: CMake would take a ` = ` line's words for sources of its own.)
+# not ` = `: RocksDB's CMake build reads this file too, and takes the words
+# after `SOURCES` followed by ` = ` for sources of its own.)
+linebloom_source_dirs := $(shell cat $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/plugin/source_dirs.txt)
 linebloom_checkout_sources := $(filter-out %/self_register.cc, \
-  $(wildcard $(LINEBLOOM_SOURCE_DIR)/filter_policy/foundation/src/*.cc \
-             $(LINEBLOOM_SOURCE_DIR)/filter_policy/src/*.cc \
-             $(LINEBLOOM_SOURCE_DIR)/filter_policy/src/planner/*.cc \
-             $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/src/*.cc)) \
+  $(wildcard $(patsubst %,$(LINEBLOOM_SOURCE_DIR)/%/*.cc,$(linebloom_source_dirs)))) \
   $(LINEBLOOM_SOURCE_DIR)/integration/rocksdb/plugin/linebloom_register.cc
 linebloom_SOURCES := $(patsubst $(LINEBLOOM_SOURCE_DIR)/%,checkout/%,$(linebloom_checkout_sources))
 
