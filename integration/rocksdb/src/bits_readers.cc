@@ -21,9 +21,10 @@ using internal::PrefetchedChunk;
 // The filter's fields and the batch path, shared by the kernels' readers.
 // The simple form of the batch, which the pipeline below computes:
 //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
-// A reader is aligned to a cache line, and its fields fit in one, so that a
-// query reads one line of the reader besides the filter's; with malloc's
-// 16-byte alignment a reader would straddle two lines in one case of four.
+// A reader is aligned to a cache line, and its fields (40 bytes with the
+// vtable pointer) fit in one, so that a query reads one line of the reader
+// besides the filter's; at malloc's 16-byte alignment 40 bytes straddle
+// two lines at half the offsets.
 class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBitsReader {
  public:
   explicit KernelBitsReader(const FilterReader& reader)
