@@ -3,7 +3,10 @@
 #include "linebloom/bloom_math.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "linebloom/filter_options.h"
@@ -119,7 +122,10 @@ double BlockedFpr(double bits_per_key, int num_probes, int block_bits) {
   return static_cast<double>(fpr);
 }
 
-int OptimalBlockedProbes(double bits_per_key) {
+namespace {
+
+// The downhill search itself, a few BlockedFpr sums of ~150 Poisson terms.
+int SearchOptimalBlockedProbes(double bits_per_key) {
   // FPR_blk is unimodal in k. Start near the optimum (a little below the
   // standard filter's c ln 2, see bloom_math.h) and walk downhill.
   auto fpr = [&](int k) { return BlockedFpr(bits_per_key, k); };
@@ -135,6 +141,46 @@ int OptimalBlockedProbes(double bits_per_key) {
   }
   return best;
 }
+
+// The search costs more than building a filter of a few thousand keys, and
+// every builder sizing a filter asks it again for the bits per key that
+// filter has after rounding (ProbesFor), a few distinct values per bits per
+// key and key count. So its answers are remembered process-wide, in a
+// direct-mapped table shared by all threads without a lock: a slot is one
+// 64-bit word holding c and k together, so a load sees a whole entry (or
+// an empty slot, or another c's entry, both misses), never c with another
+// c's k. They fit because every c a filter can have lies in [1, 256)
+// ([kMinBitsPerKey, kMaxBitsPerKey], at most doubled by rounding up to
+// whole blocks): its binary exponent is one of 8, so c is 3 exponent bits
+// and 52 mantissa bits, and k (1 to 24, never 0: 0 marks an empty slot) 5
+// more. Other c are searched every time. The value is the search's, so the
+// filter bytes do not depend on whether a slot was hit.
+class OptimalProbesMemo {
+ public:
+  int Get(double bits_per_key) {
+    const uint64_t bits = std::bit_cast<uint64_t>(bits_per_key);
+    if (!(bits_per_key >= 1.0 && bits_per_key < 256.0)) return SearchOptimalBlockedProbes(bits_per_key);
+    const uint64_t key = bits - std::bit_cast<uint64_t>(1.0);  // < 2^55
+    std::atomic<uint64_t>& slot = slots_[(key * 0x9E3779B97F4A7C15u) >> (64 - kLogSlots)];
+    const uint64_t entry = slot.load(std::memory_order_relaxed);
+    if (entry >> kProbeBits == key && entry != 0) return static_cast<int>(entry & ((1u << kProbeBits) - 1));
+    const int k = SearchOptimalBlockedProbes(bits_per_key);
+    slot.store(key << kProbeBits | static_cast<uint64_t>(k), std::memory_order_relaxed);
+    return k;
+  }
+
+ private:
+  static constexpr int kProbeBits = 5;
+  static_assert(kMaxProbes < (1 << kProbeBits) && kMinProbes > 0);
+  static constexpr int kLogSlots = 10;
+  std::atomic<uint64_t> slots_[size_t{1} << kLogSlots] = {};
+};
+
+constinit OptimalProbesMemo optimal_probes_memo;
+
+}  // namespace
+
+int OptimalBlockedProbes(double bits_per_key) { return optimal_probes_memo.Get(bits_per_key); }
 
 static double BestBlockedFpr(double bits_per_key) {
   return BlockedFpr(bits_per_key, OptimalBlockedProbes(bits_per_key));

@@ -24,23 +24,13 @@ FilterBuilder::FilterBuilder(const FilterOptions& options)
     : options_(options), bits_per_key_(options.EffectiveBitsPerKey()) {}
 
 void FilterBuilder::SetBitsPerKey(double bits_per_key) {
-  // Unchanged: the probes remembered per key count stay valid.
-  if (bits_per_key == options_.bits_per_key) return;
   options_.bits_per_key = bits_per_key;
   bits_per_key_ = options_.EffectiveBitsPerKey();
-  probes_by_keys_.clear();
 }
 
 void FilterBuilder::SetLeadBytes(size_t lead_bytes) {
   if (lead_bytes > kMaxLeadBytes) throw std::invalid_argument("FilterBuilder: more than 63 lead bytes");
   lead_bytes_ = lead_bytes;
-}
-
-int FilterBuilder::ProbesForKeys(size_t num_keys) {
-  if (options_.num_probes != 0) return ProbesFor(options_, num_keys);
-  auto [it, inserted] = probes_by_keys_.try_emplace(num_keys, 0);
-  if (inserted) it->second = ProbesFor(options_, num_keys);
-  return it->second;
 }
 
 // 256 Ki hashes = 2 MiB, one huge page: large enough that per-chunk work is
@@ -255,7 +245,9 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   assert(out.size() == FinishedSize());
   SealChunk();
   const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
-  const int num_probes = ProbesForKeys(num_keys_);
+  // ProbesFor costs next to nothing once its search for this filter's bits
+  // per key is remembered (OptimalBlockedProbes keeps it process-wide).
+  const int num_probes = ProbesFor(options_, num_keys_);
   auto* const start = reinterpret_cast<unsigned char*>(out.data());
   unsigned char* const bytes = start + lead_bytes_;  // the first block
   internal::AdviseHugePages(start, out.size());

@@ -43,9 +43,10 @@ struct Avx2Probe {
 // filter's row of powers is loaded once, before the loop.
 struct Avx2OneRoundProbe {
   __m256i powers, ones;
-  __attribute__((target("avx2"))) explicit Avx2OneRoundProbe(int k)
-      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[k]))),
-        ones(_mm256_load_si256(reinterpret_cast<const __m256i*>(kOneRoundPowers.value[k] + 8))) {}
+  // `powers_row` is kOneRoundPowers.value[k].
+  __attribute__((target("avx2"))) explicit Avx2OneRoundProbe(const uint32_t* powers_row)
+      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row))),
+        ones(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row + 8))) {}
   __attribute__((target("avx2"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
     return OneRoundSetAvx2(block, a, powers, ones);
   }
@@ -61,9 +62,9 @@ struct Avx512Probe {
 // As Avx2OneRoundProbe, for up to 16 probes.
 struct Avx512OneRoundProbe {
   __m512i powers, ones;
-  __attribute__((target("avx512f"))) explicit Avx512OneRoundProbe(int k)
-      : powers(_mm512_load_si512(kOneRoundPowers512.value[k])),
-        ones(_mm512_load_si512(kOneRoundPowers512.value[k] + kOneRoundPowers512.kLanes)) {}
+  // `powers_row` is kOneRoundPowers512.value[k].
+  __attribute__((target("avx512f"))) explicit Avx512OneRoundProbe(const uint32_t* powers_row)
+      : powers(_mm512_load_si512(powers_row)), ones(_mm512_load_si512(powers_row + kOneRoundPowers512.kLanes)) {}
   __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int) const {
     return OneRoundSetAvx512(block, a, powers, ones);
   }
@@ -92,10 +93,23 @@ __attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chu
   for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
 }
 
+// Hashes keys start to end - 1 (at most kQueryChunk) into `chunk`: each
+// block is located and prefetched as soon as its hash is known, so the
+// misses start while later keys are still being hashed.
+template <typename HashOf>
+__attribute__((always_inline)) inline void StageChunk(const unsigned char* blocks, size_t num_blocks, size_t start,
+                                                      size_t end, HashOf hash_of, PrefetchedChunk& chunk) {
+  for (size_t i = start; i < end; ++i) {
+    const uint64_t hash = hash_of(i);
+    chunk.block[i - start] = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
+    PrefetchBlock(chunk.block[i - start]);
+    chunk.state[i - start] = ProbeState(hash);
+  }
+}
+
 // Answers n queries whose hashes hash_of(i) yields, software-pipelined in
-// chunks: chunk c + 1 is hashed, located and prefetched -- each block as
-// soon as its hash is known, so the misses start while later keys are still
-// being hashed -- before chunk c is probed by probe_chunk(chunk, n, out).
+// chunks: chunk c + 1 is staged (StageChunk) before chunk c is probed by
+// probe_chunk(chunk, n, out).
 // About 2 * kQueryChunk misses are in flight, and the probes of chunk c
 // overlap the misses of chunk c + 1.
 template <typename HashOf, typename ProbeChunkFn>
@@ -103,13 +117,7 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
                                                           bool* out, HashOf hash_of, ProbeChunkFn probe_chunk) {
   PrefetchedChunk ring[2];
   auto stage = [&](size_t start, PrefetchedChunk& chunk) {
-    const size_t end = std::min(n, start + kQueryChunk);
-    for (size_t i = start; i < end; ++i) {
-      const uint64_t hash = hash_of(i);
-      chunk.block[i - start] = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
-      PrefetchBlock(chunk.block[i - start]);
-      chunk.state[i - start] = ProbeState(hash);
-    }
+    StageChunk(blocks, num_blocks, start, std::min(n, start + kQueryChunk), hash_of, chunk);
   };
   // Step c stages chunk c and probes chunk c - 1.
   const size_t num_chunks = (n + kQueryChunk - 1) / kQueryChunk;
@@ -165,10 +173,18 @@ inline bool OneRoundQueryHash(const unsigned char* blocks, size_t num_blocks, co
   return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
 }
 
+// The probing of a chunk of a filter whose probes take one round, with the
+// filter's row of powers (loaded once): the loop has no probe count to test
+// and, making no call, no stack frame.
+__attribute__((target("avx2"))) inline void ProbeChunkOneRoundAvx2(const PrefetchedChunk& chunk, size_t n,
+                                                                   const uint32_t* powers_row, bool* out) {
+  ProbeChunk(chunk, n, 0, out, Avx2OneRoundProbe(powers_row));
+}
+
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                            bool* out) {
   if (num_probes <= 8) {
-    ProbeChunk(chunk, n, num_probes, out, Avx2OneRoundProbe(num_probes));
+    ProbeChunkOneRoundAvx2(chunk, n, kOneRoundPowers.value[num_probes], out);
   } else {
     ProbeChunk(chunk, n, num_probes, out, Avx2Probe{});
   }
@@ -186,10 +202,15 @@ __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(cons
   return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{});
 }
 
+__attribute__((target("avx512f"))) inline void ProbeChunkOneRoundAvx512(const PrefetchedChunk& chunk, size_t n,
+                                                                        const uint32_t* powers_row, bool* out) {
+  ProbeChunk(chunk, n, 0, out, Avx512OneRoundProbe(powers_row));
+}
+
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                                 bool* out) {
   if (num_probes <= kOneRoundPowers512.kLanes) {
-    ProbeChunk(chunk, n, num_probes, out, Avx512OneRoundProbe(num_probes));
+    ProbeChunkOneRoundAvx512(chunk, n, kOneRoundPowers512.value[num_probes], out);
   } else {
     ProbeChunk(chunk, n, num_probes, out, Avx512Probe{});
   }

@@ -11,6 +11,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "linebloom/key_hash.h"
+
 namespace linebloom::internal {
 
 inline uint64_t HashKey(std::string_view key, uint32_t seed) {
@@ -45,6 +47,15 @@ inline uint64_t HashMediumKey(std::string_view key, uint32_t seed) {
   if (!IsMediumKey(key.size())) __builtin_unreachable();
   return XXH3_len_17to128_64b(reinterpret_cast<const xxh_u8*>(key.data()), key.size(), XXH3_kSecret,
                               sizeof(XXH3_kSecret), seed);
+}
+
+// Any key's hash (HashKey's value), with keys of 9 to 32 bytes hashed
+// inline and the others by a call: the loops over many keys (a build, a
+// batch of queries) thus carry two short XXH3 paths, not all seven.
+inline uint64_t HashKeyTiered(std::string_view key, uint32_t seed) {
+  if (IsShortKey(key.size())) return HashShortKey(key, seed);
+  if (IsMediumKey(key.size())) return HashMediumKey(key, seed);
+  return KeyHash(key, seed);
 }
 
 inline uint64_t Checksum64(const void* data, size_t size) { return XXH3_64bits(data, size); }

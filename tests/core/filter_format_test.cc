@@ -8,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
@@ -52,6 +55,57 @@ TEST(FilterFormat, ProbesAreChosenForTheBitsAfterRounding) {
   EXPECT_EQ(ProbesFor({.bits_per_key = 10}, 100), OptimalBlockedProbes(1024.0 / 100));
   // Many keys: rounding adds next to nothing, the optimum for 10 remains.
   EXPECT_EQ(ProbesFor({.bits_per_key = 10}, 1000000), OptimalBlockedProbes(10));
+}
+
+// k is the search's argmin over the probes: not worse than either neighbour
+// (BlockedFpr is unimodal in k, so that is the minimum).
+void ExpectOptimal(double bits, int k) {
+  const double fpr = BlockedFpr(bits, k);
+  if (k > kMinProbes) {
+    EXPECT_LE(fpr, BlockedFpr(bits, k - 1)) << bits << " " << k;
+  }
+  if (k < kMaxProbes) {
+    EXPECT_LE(fpr, BlockedFpr(bits, k + 1)) << bits << " " << k;
+  }
+}
+
+// OptimalBlockedProbes remembers its answers process-wide (bloom_math.cc):
+// over more distinct bits per key than it has slots, asked in two orders and
+// from two threads at once, every answer is the optimum and the same every
+// time, and ProbesFor over a sweep of bits per key and key counts keeps its
+// rule (the rounded bits per key, the standard optimum in one block).
+TEST(FilterFormat, RememberedProbesAreTheSearchedOnes) {
+  std::vector<double> bits;
+  for (double c = 1.0; c < 60.0; c += 0.0291) bits.push_back(c);
+  bits.push_back(100.0);
+  bits.push_back(199.5);
+  bits.push_back(0.5);  // outside the remembered range
+  std::vector<int> first(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i) first[i] = OptimalBlockedProbes(bits[i]);
+  for (size_t i = 0; i < bits.size(); i += 7) ExpectOptimal(bits[i], first[i]);
+  auto ask_backwards = [&](std::vector<int>* out) {
+    for (size_t i = bits.size(); i-- > 0;) (*out)[i] = OptimalBlockedProbes(bits[i]);
+  };
+  std::vector<int> second(bits.size()), third(bits.size());
+  std::thread other(ask_backwards, &third);
+  ask_backwards(&second);
+  other.join();
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(third, first);
+
+  for (double bpk : {2.0, 6.5, 10.0, 16.0, 23.7}) {
+    for (size_t n = 1; n < 20000; n += n / 8 + 1) {
+      const size_t blocks = NumBlocksFor(n, bpk);
+      const double actual = static_cast<double>(blocks) * kFilterBlockBits / static_cast<double>(n);
+      const int k = ProbesFor({.bits_per_key = bpk}, n);
+      if (blocks == 1) {
+        EXPECT_EQ(k, std::clamp(OptimalStandardProbes(actual), kMinProbes, kMaxProbes)) << bpk << " " << n;
+      } else {
+        ExpectOptimal(actual, k);
+        EXPECT_EQ(k, ProbesFor({.bits_per_key = bpk}, n)) << bpk << " " << n;
+      }
+    }
+  }
 }
 
 TEST(FilterFormat, TheBuilderUsesTheRule) {

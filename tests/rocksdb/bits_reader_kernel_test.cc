@@ -100,6 +100,45 @@ TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
 
 INSTANTIATE_TEST_SUITE_P(OneRoundAndMore, PluginReaderKernels, ::testing::Values(4.0, 24.0, 48.0));
 
+// MayMatch(num_keys, ...) straight on a reader, with batches of every size
+// up to and past RocksDB's 32: a batch of at most 32 keys and a larger one
+// take different paths (bits_readers.cc), and each must answer as single
+// queries do, in every position of the batch.
+TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
+  KernelRestorer restore;
+  const auto present = KeysOfEveryLength('c', 3);
+  const auto absent = KeysOfEveryLength('x', 12);
+  std::vector<std::string_view> present_views(present.begin(), present.end());
+  auto policy = NewLinebloomFilterPolicy(GetParam());
+  const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
+  const ::rocksdb::Slice contents(built.bytes().data(), built.bytes().size());
+  std::vector<::rocksdb::Slice> slices;
+  for (const auto* keys : {&present, &absent}) {
+    for (const std::string& key : *keys) slices.emplace_back(key);
+  }
+  std::vector<::rocksdb::Slice*> pointers;
+  for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+    if (!ForceKernel(kernel)) continue;
+    std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(contents));
+    std::vector<bool> single;
+    for (const ::rocksdb::Slice& slice : slices) single.push_back(reader->MayMatch(slice));
+    for (size_t i = 0; i < present.size(); ++i) ASSERT_TRUE(single[i]) << KernelName(kernel);
+    for (int batch : {1, 2, 7, 8, 31, 32, 33, 64, 100}) {
+      std::unique_ptr<bool[]> answers(new bool[batch]);
+      for (size_t start = 0; start + batch <= slices.size(); start += batch) {
+        reader->MayMatch(batch, pointers.data() + start, answers.get());
+        for (int i = 0; i < batch; ++i) {
+          ASSERT_EQ(answers[i], single[start + i]) << KernelName(kernel) << ", batch of " << batch << ", key " << i;
+        }
+      }
+    }
+    bool untouched = true;
+    reader->MayMatch(0, pointers.data(), &untouched);
+    EXPECT_TRUE(untouched) << KernelName(kernel);
+  }
+}
+
 // A filter of several MiB in a plain heap buffer, as RocksDB holds it: the
 // reader collapses its whole 2 MiB pages into huge pages where it is created
 // (huge_pages.h). The bytes must not change, and the reader must answer as

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -71,16 +70,9 @@ class FilterBuilder {
   int num_probes() const { return ProbesFor(options_, num_keys_); }
 
  private:
-  // ProbesFor(options_, num_keys), remembered per key count: a builder
-  // reused for many small filters (one per data block) sees few distinct
-  // counts, and finding the blocked optimum costs thousands of
-  // floating-point operations, more than building a small filter.
-  int ProbesForKeys(size_t num_keys);
-
   FilterOptions options_;
   double bits_per_key_;
   size_t lead_bytes_ = 0;
-  std::map<size_t, int> probes_by_keys_;
   // One 64-bit hash per distinct key, the builder's whole per-key memory, in
   // chunks that are never moved once allocated: one growing vector would
   // copy every hash about twice and touch twice the memory, which costs more

@@ -74,19 +74,10 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
 }
 
 // Keys of 9 to 16 and of 17 to 32 bytes are hashed inline (key_hash.h,
-// IsShortKey, IsMediumKey); `flatten` makes the compiler inline XXH3's
-// paths for them, which it would otherwise call.
+// HashKeyTiered); `flatten` makes the compiler inline XXH3's paths for
+// them, which it would otherwise call.
 __attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
-  const std::string_view view = View(key);
-  uint64_t hash;
-  if (internal::IsShortKey(view.size())) {
-    hash = internal::HashShortKey(view, seed_);
-  } else if (internal::IsMediumKey(view.size())) {
-    hash = internal::HashMediumKey(view, seed_);
-  } else {
-    hash = KeyHash(view, seed_);
-  }
-  AddKeyHash(hash);
+  AddKeyHash(internal::HashKeyTiered(View(key), seed_));
 }
 
 // The alt is new the first time it is seen in this filter, unless it equals

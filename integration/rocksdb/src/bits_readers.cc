@@ -21,29 +21,35 @@ using internal::PrefetchedChunk;
 // The filter's fields and the batch path, shared by the kernels' readers.
 // The simple form of the batch, which the pipeline below computes:
 //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
-class KernelBitsReader : public ::rocksdb::FilterBitsReader {
+// A reader is aligned to a cache line, and its fields (40 bytes with the
+// vtable pointer) fit in one, so that a query reads one line of the reader
+// besides the filter's; at malloc's 16-byte alignment 40 bytes straddle
+// two lines at half the offsets.
+class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBitsReader {
  public:
   explicit KernelBitsReader(const FilterReader& reader)
       : blocks_(reinterpret_cast<const unsigned char*>(reader.blocks().data())),
-        num_blocks_(reader.num_blocks()),
-        num_probes_(reader.num_probes()),
-        seed_(reader.seed()) {}
+        num_blocks_(static_cast<uint32_t>(reader.num_blocks())),
+        seed_(reader.seed()),
+        num_probes_(reader.num_probes()) {}
 
  protected:
-  // Hashes straight from RocksDB's Slices: no key is copied.
-  template <typename ProbeChunkFn>
-  void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match, ProbeChunkFn probe_chunk) const {
+  // Hashes straight from RocksDB's Slices: no key is copied. kProbeChunk is
+  // a kernel's ProbeChunk* function (filter_query.h), called directly.
+  template <auto kProbeChunk>
+  void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     const int k = num_probes_;
     internal::QueryPipelined(
         blocks_, num_blocks_, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
-        [keys, seed = seed_](size_t i) { return internal::HashKey(View(*keys[i]), seed); },
-        [k, probe_chunk](const PrefetchedChunk& chunk, size_t n, bool* out) { probe_chunk(chunk, n, k, out); });
+        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); },
+        [k](const PrefetchedChunk& chunk, size_t n, bool* out) { kProbeChunk(chunk, n, k, out); });
   }
 
   const unsigned char* const blocks_;
-  const size_t num_blocks_;
-  const int num_probes_;
+  // At most kMaxFilterBlocks (2^32 - 1).
+  const uint32_t num_blocks_;
   const uint32_t seed_;
+  const int num_probes_;
 };
 
 class PortableBitsReader final : public KernelBitsReader {
@@ -53,7 +59,7 @@ class PortableBitsReader final : public KernelBitsReader {
     return internal::MayContainKeyPortable(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkPortable);
+    MatchBatch<internal::ProbeChunkPortable>(num_keys, keys, may_match);
   }
 };
 
@@ -71,7 +77,7 @@ class Avx2BitsReader final : public KernelBitsReader {
     return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx2);
+    MatchBatch<internal::ProbeChunkAvx2>(num_keys, keys, may_match);
   }
 };
 
@@ -96,8 +102,23 @@ class OneRoundBitsReader final : public KernelBitsReader {
     return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
                                                        internal::HashShortKey(k, seed_));
   }
+  // A batch of at most kQueryChunk keys -- every batch of MultiGet, which
+  // passes at most 32 -- is answered the way the built-in answers it: all
+  // keys hashed, their blocks located and prefetched, then all probed in
+  // one loop with the row of powers loaded once. Larger batches take the
+  // pipeline (MatchBatch). Both compute
+  //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match, Kernel::kProbeChunk);
+    if (num_keys > static_cast<int>(internal::kQueryChunk)) {
+      return MatchBatch<Kernel::kProbeChunk>(num_keys, keys, may_match);
+    }
+    if (num_keys <= 0) return;
+    const size_t n = static_cast<size_t>(num_keys);
+    PrefetchedChunk chunk;
+    internal::StageChunk(
+        blocks_, num_blocks_, 0, n,
+        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
+    Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
 
  private:
@@ -121,6 +142,7 @@ struct Avx2OneRound {
   static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
   static constexpr auto kProbeChunk = internal::ProbeChunkAvx2;
+  static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx2;
 };
 
 struct Avx512OneRound {
@@ -129,6 +151,7 @@ struct Avx512OneRound {
   static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
   static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
+  static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
 };
 
 class Avx512BitsReader final : public KernelBitsReader {
@@ -138,7 +161,7 @@ class Avx512BitsReader final : public KernelBitsReader {
     return internal::MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match, internal::ProbeChunkAvx512);
+    MatchBatch<internal::ProbeChunkAvx512>(num_keys, keys, may_match);
   }
 };
 #endif
