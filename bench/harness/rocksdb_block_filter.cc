@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
 namespace linebloom::harness {

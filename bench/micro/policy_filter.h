@@ -14,7 +14,7 @@
 
 #include <rocksdb/cache.h>
 
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 
 namespace linebloom::bench {
 

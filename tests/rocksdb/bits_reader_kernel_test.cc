@@ -18,7 +18,7 @@
 
 #include "linebloom/filter_reader.h"
 #include "linebloom/kernel.h"
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 namespace linebloom::rocksdb_plugin {

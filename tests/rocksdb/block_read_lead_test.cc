@@ -24,7 +24,7 @@
 #include "block_read_lead.h"  // white-box
 #include "db_fixture.h"
 #include "linebloom/filter_reader.h"
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/filter_memory_allocator.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 

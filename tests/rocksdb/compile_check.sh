@@ -5,7 +5,7 @@
 #   1. the FilterBitsBuilder/FilterBitsReader that filter_bits.h declares for
 #      that release has the same virtual functions in the same order as
 #      RocksDB's own declaration (the vtable layout RocksDB calls through);
-#   2. every plugin source, the API shims and builtin_filter.h compile
+#   2. every plugin source, the API shims and testing/policy_filter_builder.h compile
 #      against it with filter_bits.h's declaration, and the sources that
 #      implement the builder and readers also with RocksDB's own internal
 #      header (-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER, as inside RocksDB's
@@ -26,7 +26,7 @@ if [ "${1:-}" = --compile ]; then
   # RocksDB's own warning flags (it builds plugin sources with them, as errors).
   flags=(-std=c++20 -fsyntax-only -Wall -Wextra -Werror -fno-rtti -Wsign-compare -Wshadow
          -Wno-unused-parameter -Woverloaded-virtual -Wnon-virtual-dtor
-         -I "$set/include" -I "$root/integration/rocksdb/include"
+         -I "$set/include" -I "$root/integration/rocksdb/include" -I "$root/integration/rocksdb/testing"
          -I "$root/integration/rocksdb/src" -I "$root/filter_policy/include" -I "$root/filter_policy/src"
          -I "$root/filter_policy/foundation/include")
   [ "$mode" = internal ] && flags+=(-DLINEBLOOM_ROCKSDB_INTERNAL_HEADER -I "$set")
@@ -89,7 +89,7 @@ for set in "${sets[@]}"; do
   # One compile per line: mode, file. The internal-header mode needs only
   # the sources that implement FilterBitsBuilder/FilterBitsReader.
   for src in "$root"/integration/rocksdb/src/*.cc linebloom/rocksdb/api_shims.h \
-             linebloom/rocksdb/builtin_filter.h; do
+             linebloom/rocksdb/testing/policy_filter_builder.h; do
     echo "declared $set $src"
   done >"$work/jobs"
   for src in bits_builder.cc bits_readers.cc level_aware_adapter.cc; do

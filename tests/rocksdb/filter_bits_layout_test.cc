@@ -19,7 +19,7 @@
 #include <rocksdb/filter_policy.h>
 
 #include "linebloom/bloom_math.h"
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
 namespace linebloom::rocksdb_plugin {

@@ -19,7 +19,7 @@
 #include "capturing_logger.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
-#include "linebloom/rocksdb/builtin_filter.h"
+#include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/filter_bits.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 #include "linebloom/rocksdb/registration.h"
