@@ -85,12 +85,10 @@ inline void BuildToyTree(planner::LevelPlanner& planner) {
   planner.ObserveFilter("default", 4, KeyAt(0), KeyAt(kToySpace / 16 - 1), 1280, 1616);
 }
 
-// A planner of the policy's defaults: 10 bits per key, best probes, ratio 10.
+// A planner of the policy's defaults (10 bits per key, best probes, ratio
+// 10: PlannerOptions' own) with `cache`.
 inline planner::PlannerOptions DefaultPlannerOptions(planner::CacheOptions cache = {}) {
   planner::PlannerOptions options;
-  options.average_bits_per_key = 10;
-  options.num_probes = 0;
-  options.size_ratio = 10;
   options.cache = std::move(cache);
   return options;
 }

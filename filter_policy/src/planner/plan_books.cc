@@ -15,25 +15,20 @@ PlanBooks::PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double av
     const double scale = runs.Scale(level);
     for (const auto& [smallest, file] : files) {
       builtin_ += scale * static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key));
+      recorded_keys_ += scale * static_cast<double>(file.keys);
+      // Whether a file is pinned is looked up once here, not in every step
+      // of the plan's bisection.
+      if (level >= tree.shallowest && level <= tree.deepest) {
+        booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest)});
+      }
     }
+    files_ += scale * static_cast<double>(files.size());
   }
   // The model L0 run as one file at L0's bits against the built-in's bytes
   // for it: an over-estimate of a small L0, so its high bits never push the
   // tree over.
   l0_keys_ = runs.entries[0] > 0 ? runs.n[0] : 0;
   if (l0_keys_ > 0) builtin_ += static_cast<double>(BuiltinFilterBytes(l0_keys_, average_bits_per_key));
-  // Whether a file is pinned is looked up once here, not in every step of
-  // the plan's bisection.
-  for (const auto& [level, files] : tree.live) {
-    if (level < tree.shallowest || level > tree.deepest) continue;
-    for (const auto& [smallest, file] : files) {
-      booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest)});
-    }
-  }
-  for (const auto& [level, files] : tree.live) {
-    for (const auto& [smallest, file] : files) recorded_keys_ += runs.Scale(level) * static_cast<double>(file.keys);
-  }
-  for (const auto& [level, files] : tree.live) files_ += runs.Scale(level) * static_cast<double>(files.size());
 }
 
 double PlanBooks::NominalAverage() const {
