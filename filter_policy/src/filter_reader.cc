@@ -26,6 +26,8 @@ const char* ParseErrorMessage(ParseError error) {
     case ParseError::kBadSize: return "filter body is not a whole number of 64-byte blocks";
     case ParseError::kTooManyBlocks: return "more than 2^32-1 blocks";
     case ParseError::kChecksumMismatch: return "checksum mismatch: filter is corrupt";
+    case ParseError::kBadFingerprintBits: return "compact filter: fingerprint bits out of range";
+    case ParseError::kBadLayers: return "compact filter: bad layer table";
   }
   return "unknown parse error";
 }

@@ -30,6 +30,10 @@ inline constexpr uint8_t kFormatVersion = 1;
 // zero bytes before the first block (FilterBuilder::SetLeadBytes).
 inline constexpr uint8_t kFormatVersionWithLead = 2;
 inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
+// Version 3 is the compact filter (compact_layout.h): byte 4 holds its
+// fingerprint bits r, byte 5 its hash scheme, byte 6 its number of layers.
+inline constexpr uint8_t kFormatVersionCompact = 3;
+inline constexpr uint8_t kHashSchemeCompact = 2;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
 
 struct Trailer {

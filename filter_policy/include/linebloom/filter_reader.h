@@ -26,6 +26,8 @@ enum class ParseError {
   kBadSize,             // after the lead, not a whole number of 64-byte blocks
   kTooManyBlocks,       // more than 2^32 - 1 blocks
   kChecksumMismatch,    // XXH3 checksum of body+trailer does not match
+  kBadFingerprintBits,  // compact filter: fingerprint bits outside [5, 27]
+  kBadLayers,           // compact filter: more than 8 layers, or a layer of 0 lines
 };
 
 // A short human-readable description of `error`, e.g. "bad magic".

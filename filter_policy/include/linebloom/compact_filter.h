@@ -1,0 +1,105 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The compact filter: a static filter for a known set of keys that costs
+// about the memory of a Ribbon filter at the same false-positive rate and
+// answers most queries from one 64-byte line, like the blocked Bloom
+// filter. Each line stores its keys' fingerprints as the solution of a
+// small linear system; keys a line cannot hold go to a much smaller next
+// layer of the same kind (design and math in compact_layout.h and
+// compact_math.h, bytes in docs/FORMAT.md). Use it where memory matters
+// more than build time, such as the last level of an LSM tree; the Bloom
+// filter (filter_builder.h) stays the default.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linebloom/compact_math.h"
+#include "linebloom/filter_options.h"
+#include "linebloom/filter_reader.h"
+
+namespace linebloom {
+
+// Which kind of linebloom filter a byte string holds, from its trailer
+// alone (no validation): kBloom for format versions 1 and 2, kCompact for
+// version 3, kUnknown otherwise.
+enum class FilterKind { kUnknown, kBloom, kCompact };
+FilterKind DetectFilterKind(std::string_view bytes);
+
+class CompactFilterBuilder {
+ public:
+  // options.bits_per_key (clamped to [kMinCompactBitsPerKey,
+  // kMaxCompactBitsPerKey]) and options.seed; num_probes is not used.
+  explicit CompactFilterBuilder(const FilterOptions& options = {});
+
+  // As FilterBuilder: an adjacent repeat of the previous key (or hash) is
+  // ignored.
+  void AddKey(std::string_view key);
+  void AddHash(uint64_t hash);
+  void SetBitsPerKey(double bits_per_key);
+  size_t NumKeys() const { return hashes_.size(); }
+
+  // The filter's size in bytes as the model expects it for the keys added
+  // so far (the bumped keys make the exact size known only at Finish).
+  size_t EstimatedSize() const;
+  // Builds the filter and resets the builder. Never fails: if the lines
+  // cannot hold the keys within kMaxLayers layers (which the model puts
+  // far below one in 10^9 builds), the result is a Bloom filter of the same
+  // bits per key, and fallback_reason() says so.
+  std::string Finish();
+  // Why the last Finish wrote a Bloom filter; empty when it did not.
+  const std::string& fallback_reason() const { return fallback_reason_; }
+
+  const FilterOptions& options() const { return options_; }
+  // Test hook: the layers a build may use before it falls back.
+  void TEST_SetMaxLayers(int max_layers) { max_layers_ = max_layers; }
+
+ private:
+  FilterOptions options_;
+  int max_layers_ = 8;
+  std::vector<uint64_t> hashes_;
+  std::string fallback_reason_;
+};
+
+// A non-owning view of a compact filter. Queries never allocate and never
+// write, so one reader may be shared by any number of threads.
+class CompactFilterReader {
+ public:
+  // An empty reader: answers "no" to every query.
+  CompactFilterReader() = default;
+
+  // Validates `bytes` (docs/FORMAT.md, section "Compact filter") and points
+  // `*reader` at them; the bytes must outlive the reader. On failure
+  // `*reader` is unchanged.
+  static ParseResult Parse(std::string_view bytes, CompactFilterReader* reader, const ParseOptions& options = {});
+
+  // False only if `key` was certainly never added.
+  bool MayContain(std::string_view key) const;
+  bool MayContainHash(uint64_t hash) const;
+  void MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
+
+  int fingerprint_bits() const { return fingerprint_bits_; }
+  int num_layers() const { return num_layers_; }
+  // Lines of layer `layer` (0 <= layer < num_layers()).
+  uint32_t num_lines(int layer) const { return layers_[layer].lines; }
+  uint32_t seed() const { return seed_; }
+
+ private:
+  struct Layer {
+    const unsigned char* data = nullptr;
+    uint32_t lines = 0;
+  };
+  static constexpr int kMaxLayers = 8;
+  Layer layers_[kMaxLayers];
+  int num_layers_ = 0;
+  int fingerprint_bits_ = 0;
+  int columns_[2] = {0, 0};  // of a line with r and r + 1 planes
+  uint32_t seed_ = 0;
+};
+
+}  // namespace linebloom

@@ -1,0 +1,78 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The exact model of the compact filter (compact_filter.h): what a bits-per-
+// key setting gives for a key count, and the bits per key a target
+// false-positive rate needs.
+//
+// A compact filter of n keys at c bits per key is a first layer of L lines
+// (n / L = lambda keys per line on average) and smaller layers of the same
+// kind for the keys the first one bumps. A line of R planes has
+// C_R = floor(504 / R) columns and holds its keys if their random rows are
+// consistent: adding the i-th key (i = 0, 1, ...) to i independent rows
+// fails with probability q_i = 2^(i - C) (1 - 2^-R) (the row falls in their
+// span, and its fingerprint disagrees). With the filter's r:
+//   - a line of k keys gets R = r + 1 planes if k <= C_{r+1} - 1 and all k
+//     fit: probability P+(k) = prod_{i<k} (1 - q_i) at R = r + 1;
+//   - otherwise R = r, and its keys are added by order until the first,
+//     the (j+1)-th, does not fit (probability prod_{i<j}(1 - q_i) q_j at
+//     R = r); the keys from that one's order up are bumped, and so is the
+//     share of negative queries whose order falls there,
+//     about (k - j) / (k + 1) of them.
+// A negative query reads one line of the first layer; it matches with
+// probability 2^-R there, or, in the bumped share B, goes on to the next
+// layer, which behaves alike. So the false-positive rate is
+//     F = A / (1 - B),   A = E[P+ 2^-(r+1) + (1 - P+)(1 - b) 2^-r],
+// averaged over k ~ Binomial(n, 1/L), b the bumped share of the line.
+// B is also the share of negative queries that read a second line.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace linebloom {
+
+// Bits per key a compact filter may be built with; settings outside are
+// clamped. Below the minimum, lines would bump more keys than 4.5 %; above
+// the maximum, fingerprints would pass 28 bits.
+inline constexpr double kMinCompactBitsPerKey = 5.5;
+inline constexpr double kMaxCompactBitsPerKey = 30.0;
+
+// The shape of a compact filter: its fingerprint bits r and the keys per
+// line of its first layer.
+struct CompactShape {
+  int fingerprint_bits = 0;
+  double keys_per_line = 0;
+};
+
+// What the model expects of a shape for a key count.
+struct CompactEstimate {
+  double false_positive_rate = 0;
+  // Share of negative queries that read a second line (the bumped share).
+  double second_line_share = 0;
+  // Share of keys bumped out of the first layer.
+  double bumped_key_share = 0;
+};
+
+// The shape a compact filter of `num_keys` keys at `bits_per_key` is built
+// with: the r of lowest modeled false-positive rate among those whose lines
+// bump at most 4.5 % of the keys, and the first layer's keys per line that
+// spends `bits_per_key` in all layers together.
+CompactShape CompactShapeFor(double bits_per_key, size_t num_keys);
+
+// Lines of the first layer: ceil(num_keys / keys_per_line), at least 1.
+size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line);
+
+// The model above for a shape and key count.
+CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys);
+
+// The modeled false-positive rate of a compact filter of `num_keys` keys
+// at `bits_per_key`.
+double CompactFpr(double bits_per_key, size_t num_keys);
+
+// The smallest bits per key (to 0.01) whose modeled rate at `num_keys` keys
+// is at most `target_fpr`, within [kMinCompactBitsPerKey,
+// kMaxCompactBitsPerKey].
+double CompactBitsPerKeyFor(double target_fpr, size_t num_keys);
+
+}  // namespace linebloom

@@ -1,0 +1,147 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Where a key goes in a compact filter, and what it must read there (byte
+// layout in docs/FORMAT.md, section "Compact filter"). Shared by the
+// builder, the line solver and the reader. Internal header.
+//
+// A compact filter stores, for every key, an R-bit fingerprint f(x) that a
+// query can recompute from the key and from one 64-byte line: the line holds
+// R "planes" z_0..z_{R-1} of C bits each, and the query takes
+//     bit b of the answer = parity(s(x) AND z_b),
+// where s(x) is a C-bit row derived from the key's hash. The builder solves
+// the linear system s(x) . Z = f(x) over GF(2) for the keys of each line
+// (compact_line_solver.h). A stored key thus always answers f(x); any other
+// key answers a value that is uniform over the 2^R fingerprints (it is a
+// linear function of the stored keys' independent random fingerprints), so
+// it matches with probability 2^-R: the false-positive rate of a line is
+// exactly 2^-R, whatever its load.
+//
+// A line has 504 bits of planes (bytes 0..62) and one metadata byte (63):
+//     bit 7:     the line has R = r + 1 planes instead of the filter's r
+//     bits 0..6: t, the bump threshold: a key whose order o(x) in 0..126 is
+//                below t is answered by this line; the others were
+//                "bumped" to the next layer (a smaller filter of the same
+//                kind, after the lines of this one).
+// With C = floor(504 / R) columns, n keys fit a line when their n rows are
+// independent, or dependent only where their fingerprints agree; a line
+// whose keys do not fit bumps those of the highest orders. A line with few
+// keys gets the extra plane, so the keys the Poisson spread of the load
+// leaves short are spent on a lower false-positive rate instead of wasted.
+
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace linebloom::internal::compact {
+
+static_assert(std::endian::native == std::endian::little, "the line layout is read with little-endian loads");
+
+inline constexpr int kLineBytes = 64;
+inline constexpr int kPlaneBits = 504;  // bytes 0..62
+inline constexpr int kMetaByte = 63;
+inline constexpr uint8_t kExtraPlaneFlag = 0x80;
+inline constexpr uint8_t kThresholdMask = 0x7F;
+// Orders are 0..126, so t = 127 answers every key from the line.
+inline constexpr int kOrders = 127;
+inline constexpr int kAllStored = kOrders;
+// r, the filter's fingerprint bits; a line has r or r + 1. At r = 5 a plane
+// has 100 columns, so a row and a fingerprint fit one 128-bit equation.
+inline constexpr int kMinFingerprintBits = 5;
+inline constexpr int kMaxFingerprintBits = 27;
+inline constexpr int kMaxLayers = 8;
+
+// Columns of a line with R planes.
+constexpr int ColumnsFor(int planes) { return kPlaneBits / planes; }
+
+// A 128-bit vector of GF(2): a key's row (bits 0..C-1), or an equation
+// (row, then the fingerprint in bits C..C+R-1).
+struct Bits128 {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  bool operator==(const Bits128&) const = default;
+};
+inline Bits128 operator^(Bits128 a, Bits128 b) { return {a.lo ^ b.lo, a.hi ^ b.hi}; }
+inline Bits128 operator&(Bits128 a, Bits128 b) { return {a.lo & b.lo, a.hi & b.hi}; }
+inline bool Parity(Bits128 a) { return (std::popcount(a.lo ^ a.hi) & 1) != 0; }
+inline bool IsZero(Bits128 a) { return (a.lo | a.hi) == 0; }
+// The lowest `n` bits set (0 <= n <= 128).
+inline Bits128 LowMask(int n) {
+  if (n >= 128) return {~uint64_t{0}, ~uint64_t{0}};
+  if (n >= 64) return {~uint64_t{0}, n == 64 ? 0 : ~uint64_t{0} >> (128 - n)};
+  return {n == 0 ? 0 : ~uint64_t{0} >> (64 - n), 0};
+}
+
+// What a key's 64-bit hash h gives in every layer: its row source and its
+// fingerprint source. The rows of a line's keys must behave as independent
+// uniform vectors (the line's capacity rests on it), so each word is a full
+// avalanche mix (two multiply-xorshift rounds) of h: a single multiply
+// would leave each low bit a linear function of h's low bits.
+struct KeyCode {
+  uint64_t row_lo;
+  uint64_t rest;  // row bits 64.. in its low bits, the fingerprint in its top bits
+};
+inline uint64_t Avalanche(uint64_t x) {
+  x ^= x >> 32;
+  x *= 0xD6E8FEB86659FD93u;
+  x ^= x >> 32;
+  x *= 0xD6E8FEB86659FD93u;
+  return x ^ (x >> 32);
+}
+inline KeyCode CodeOf(uint64_t h) {
+  uint64_t a = Avalanche(h ^ 0x9E3779B97F4A7C15u);
+  return {a, Avalanche(a)};
+}
+
+// The key's row in a line of C columns. Never zero: a zero row would make
+// the key match exactly when its fingerprint is zero, a rate of its own.
+inline Bits128 RowOf(const KeyCode& code, int columns) {
+  Bits128 row = Bits128{code.row_lo, code.rest} & LowMask(columns);
+  row.lo |= static_cast<uint64_t>(IsZero(row));
+  return row;
+}
+
+// The key's R-bit fingerprint: the top R bits of `rest`. C <= 100 row bits
+// come from `rest`'s low 36 bits and R <= 28 from its top 28, so the two
+// never share a bit.
+inline uint32_t FingerprintOf(const KeyCode& code, int planes) {
+  return static_cast<uint32_t>(code.rest >> (64 - planes));
+}
+
+// The hash a key is placed by in `layer`: h itself in layer 0, and a
+// bijective remix of it in the next layers, so that the keys a line bumps
+// spread over the lines of the next layer.
+inline uint64_t LayerHash(uint64_t h, int layer) {
+  if (layer == 0) return h;
+  return (h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u) * 0xAEF17502108EF2D9u;
+}
+
+// A key's line among `num_lines` (fastrange on the 64-bit layer hash), and
+// its order 0..126 within the line: the top bits of the fraction fastrange
+// drops, so the orders of a line's keys are uniform and independent of
+// their rows.
+struct Slot {
+  uint32_t line;
+  uint32_t order;
+};
+inline Slot SlotOf(uint64_t layer_hash, uint32_t num_lines) {
+  unsigned __int128 m = static_cast<unsigned __int128>(layer_hash) * num_lines;
+  uint64_t fraction = static_cast<uint64_t>(m);
+  return {static_cast<uint32_t>(m >> 64), static_cast<uint32_t>(((fraction >> 32) * kOrders) >> 32)};
+}
+
+// Plane b of a line with `columns` columns: bits [b C, b C + C) of bytes
+// 0..62, read as one 16-byte load at a byte offset of at most 48 (so the
+// load never leaves the line) and a shift of the rest.
+inline Bits128 LoadPlane(const unsigned char* line, int bit_offset) {
+  int byte = bit_offset >> 3;
+  if (byte > 48) byte = 48;
+  unsigned shift = static_cast<unsigned>(bit_offset - 8 * byte);
+  unsigned __int128 v;
+  std::memcpy(&v, line + byte, sizeof(v));
+  v >>= shift;
+  return {static_cast<uint64_t>(v), static_cast<uint64_t>(v >> 64)};
+}
+
+}  // namespace linebloom::internal::compact

@@ -1,0 +1,67 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Solves the keys of one compact-filter line (compact_layout.h): finds the
+// planes Z with s(x) . Z = f(x) for as many of the line's keys, taken in
+// order, as the line holds, and writes the line. Internal header.
+//
+// Gaussian elimination, one key at a time: an equation (row, then the
+// fingerprint above it) is reduced by the stored pivot of its lowest set
+// row bit until that column has no pivot (the equation becomes the pivot)
+// or the row vanishes (the key is dependent on stored ones: consistent if
+// the fingerprint vanished too, else the line cannot hold it). Back
+// substitution then fills the planes from the highest column down, with
+// free columns 0. A line of C columns holds about C - 1 keys: the i-th
+// random row falls in the span of the previous ones with probability
+// 2^(i-C), and a dependent key fits only if its fingerprint agrees, with
+// probability 2^-R.
+
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "compact_layout.h"
+
+namespace linebloom::internal::compact {
+
+// A key of a line: its code and its order in the line.
+struct LineKey {
+  uint64_t hash;  // the key's hash, for the next layer if it is bumped
+  KeyCode code;
+  uint32_t order;
+};
+
+// What SolveLine did.
+struct LineOutcome {
+  int planes = 0;     // R, the line's fingerprint bits
+  int threshold = 0;  // t: keys of order >= t were bumped
+  // keys[stored..] were bumped (keys are sorted by order, so they are the
+  // keys of order >= t).
+  size_t stored = 0;
+};
+
+class LineSolver {
+ public:
+  // Writes the 64-byte line at `line` for `keys`, which must be sorted by
+  // order. The line gets r + 1 planes if every key fits with them
+  // (`allow_extra` and at most ColumnsFor(r + 1) - 1 keys), else r planes
+  // and the keys of the lowest orders that fit.
+  LineOutcome SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line);
+
+ private:
+  void Reset(int planes);
+  // Adds one key's equation; false if it contradicts the stored ones (the
+  // system is then as before).
+  bool Insert(const KeyCode& code);
+  // Keys of keys[0..) in order until one does not fit; returns how many fit.
+  size_t InsertPrefix(std::span<const LineKey> keys);
+  void WriteLine(int threshold, bool extra, unsigned char* line) const;
+
+  int planes_ = 0;
+  int columns_ = 0;
+  Bits128 row_mask_;
+  Bits128 filled_;  // bit p: column p has a pivot
+  Bits128 pivots_[128];
+};
+
+}  // namespace linebloom::internal::compact
