@@ -56,8 +56,7 @@ bool BuildCompactFilter(std::span<const uint64_t> hashes, const CompactShape& sh
     const size_t at = out->size();
     out->resize(at + size_t{64} * lines);
     bumped.clear();
-    BuildLayer(keys, layer, lines, shape.fingerprint_bits, reinterpret_cast<unsigned char*>(out->data() + at),
-               &bumped);
+    BuildLayer(keys, layer, lines, shape.fingerprint_bits, reinterpret_cast<unsigned char*>(out->data() + at), &bumped);
     layer_lines.push_back(lines);
     layer_keys.swap(bumped);
     keys = layer_keys;

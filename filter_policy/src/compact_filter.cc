@@ -39,8 +39,8 @@ size_t CompactFilterBuilder::EstimatedSize() const {
   CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size());
   CompactEstimate e = EstimateCompact(shape, hashes_.size());
   size_t first = CompactFirstLayerLines(hashes_.size(), shape.keys_per_line);
-  size_t rest = CompactFirstLayerLines(static_cast<size_t>(e.bumped_key_share * hashes_.size()) + 1,
-                                       shape.keys_per_line);
+  size_t rest =
+      CompactFirstLayerLines(static_cast<size_t>(e.bumped_key_share * hashes_.size()) + 1, shape.keys_per_line);
   return 64 * (first + rest) + 8 + kFilterTrailerBytes;
 }
 
@@ -48,7 +48,8 @@ std::string CompactFilterBuilder::Finish() {
   fallback_reason_.clear();
   std::string out;
   if (hashes_.empty()) {
-    internal::compact::BuildCompactFilter({}, {}, options_.seed, internal::compact::kMaxLayers, &out);
+    internal::compact::BuildCompactFilter({}, CompactShapeFor(options_.bits_per_key, 0), options_.seed,
+                                          internal::compact::kMaxLayers, &out);
     return out;
   }
   CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size());

@@ -135,6 +135,7 @@ double ClampBits(double bits_per_key) {
 
 CompactShape CompactShapeFor(double bits_per_key, size_t num_keys) {
   bits_per_key = ClampBits(bits_per_key);
+  num_keys = std::max<size_t>(num_keys, 1);
   // Beyond 2^16 keys the line loads are Poisson to within the model's
   // precision: one shape serves every larger filter. A small per-thread
   // memo spares the search to a run of filters built alike (RocksDB's

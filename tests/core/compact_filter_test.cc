@@ -1,0 +1,178 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The compact filter answers every key it holds, spends the bits per key it
+// is asked for, and matches its model (compact_math.h): the false-positive
+// rate and the share of negative queries that read a second line.
+//
+// Statistics: Q absent queries at true rate p give Binomial(Q, p) false
+// positives, standard deviation sqrt(Q p (1 - p)); the checks allow 4 of
+// them (the seeds are fixed, so each test is deterministic anyway).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "linebloom/compact_filter.h"
+#include "linebloom/compact_math.h"
+#include "linebloom/filter_reader.h"
+#include "linebloom/key_hash.h"
+
+namespace linebloom {
+namespace {
+
+std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> hashes(n);
+  for (auto& h : hashes) h = rng();
+  return hashes;
+}
+
+std::string BuildFromHashes(const std::vector<uint64_t>& hashes, double bits_per_key) {
+  CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = 7});
+  for (uint64_t h : hashes) builder.AddHash(h);
+  std::string bytes = builder.Finish();
+  EXPECT_EQ(builder.fallback_reason(), "");
+  return bytes;
+}
+
+struct SizeCase {
+  size_t keys;
+  double bits_per_key;
+};
+
+class CompactHoldsEveryKey : public ::testing::TestWithParam<SizeCase> {};
+
+TEST_P(CompactHoldsEveryKey, NoFalseNegativeAndTheBitsAsked) {
+  const auto [keys, bits] = GetParam();
+  const std::vector<uint64_t> hashes = RandomHashes(keys * 31 + 5, keys);
+  const std::string bytes = BuildFromHashes(hashes, bits);
+  CompactFilterReader reader;
+  ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+  EXPECT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
+  size_t missed = 0;
+  for (uint64_t h : hashes) missed += !reader.MayContainHash(h);
+  EXPECT_EQ(missed, 0u);
+  // Whole lines round a small filter up; from 10,000 keys on, the bytes
+  // are those asked within 2 %.
+  if (keys >= 10'000) {
+    EXPECT_NEAR(bytes.size() * 8.0 / keys, bits, 0.02 * bits);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SizesAndBits, CompactHoldsEveryKey,
+                         ::testing::Values(SizeCase{1, 10}, SizeCase{2, 6}, SizeCase{7, 7.75}, SizeCase{60, 8},
+                                           SizeCase{61, 16}, SizeCase{500, 5.5}, SizeCase{3'000, 9},
+                                           SizeCase{10'000, 7.75}, SizeCase{50'000, 11.5}, SizeCase{100'000, 20},
+                                           SizeCase{200'000, 30}, SizeCase{200'000, 6.3}));
+
+TEST(CompactFilter, KeysAndHashesAgreeAndRepeatsAreDropped) {
+  CompactFilterBuilder builder({.bits_per_key = 8, .seed = 3});
+  std::vector<std::string> keys;
+  for (int i = 0; i < 2'000; ++i) keys.push_back("user" + std::to_string(i));
+  for (const std::string& k : keys) {
+    builder.AddKey(k);
+    builder.AddKey(k);  // an adjacent repeat counts once
+  }
+  EXPECT_EQ(builder.NumKeys(), keys.size());
+  const std::string bytes = builder.Finish();
+  EXPECT_EQ(builder.NumKeys(), 0u);
+  CompactFilterReader reader;
+  ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+  EXPECT_EQ(reader.seed(), 3u);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<char> out(views.size());
+  std::span<bool> answers(reinterpret_cast<bool*>(out.data()), out.size());
+  reader.MayContainBatch(views, answers);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_TRUE(reader.MayContain(keys[i])) << keys[i];
+    EXPECT_TRUE(answers[i]) << keys[i];
+    EXPECT_TRUE(reader.MayContainHash(KeyHash(keys[i], 3))) << keys[i];
+  }
+}
+
+TEST(CompactFilter, EmptyFilterAnswersNo) {
+  CompactFilterBuilder builder;
+  const std::string bytes = builder.Finish();
+  EXPECT_EQ(bytes.size(), 16u);
+  CompactFilterReader reader;
+  ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+  EXPECT_EQ(reader.num_layers(), 0);
+  EXPECT_FALSE(reader.MayContain("anything"));
+  CompactFilterReader unparsed;
+  EXPECT_FALSE(unparsed.MayContainHash(12345));
+}
+
+// Keys still bumped after the last layer allowed: the builder writes a
+// Bloom filter of the same bits per key, says why, and loses no key.
+TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
+  const std::vector<uint64_t> hashes = RandomHashes(77, 20'000);
+  CompactFilterBuilder builder({.bits_per_key = 7.75});
+  builder.TEST_SetMaxLayers(1);  // a first layer alone bumps some keys
+  for (uint64_t h : hashes) builder.AddHash(h);
+  const std::string bytes = builder.Finish();
+  EXPECT_NE(builder.fallback_reason(), "");
+  EXPECT_EQ(DetectFilterKind(bytes), FilterKind::kBloom);
+  FilterReader reader;
+  ASSERT_TRUE(FilterReader::Parse(bytes, &reader).ok());
+  for (uint64_t h : hashes) ASSERT_TRUE(reader.MayContainHash(h));
+  CompactFilterReader compact;
+  EXPECT_EQ(CompactFilterReader::Parse(bytes, &compact).error, ParseError::kUnsupportedVersion);
+}
+
+struct ModelCase {
+  double bits_per_key;
+  size_t keys;
+};
+
+class CompactMatchesModel : public ::testing::TestWithParam<ModelCase> {};
+
+// The model is an expectation over builds: a small filter's few lines have
+// loads of their own, so small filters are measured as many filters of the
+// same size (200,000 keys in all), the queries spread over them.
+TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
+  const auto [bits, keys] = GetParam();
+  const CompactEstimate model = EstimateCompact(CompactShapeFor(bits, keys), keys);
+  const double p = model.false_positive_rate;
+  const size_t filters = std::max<size_t>(1, 200'000 / keys);
+  const size_t queries_per_filter = std::max<size_t>(400'000, static_cast<size_t>(400.0 / p)) / filters + 1;
+  std::mt19937_64 absent(1234);
+  size_t positives = 0;
+  for (size_t f = 0; f < filters; ++f) {
+    const std::string bytes = BuildFromHashes(RandomHashes(bits * 100 + f, keys), bits);
+    CompactFilterReader reader;
+    ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+    for (size_t q = 0; q < queries_per_filter; ++q) positives += reader.MayContainHash(absent());
+  }
+  const double queries = static_cast<double>(filters * queries_per_filter);
+  const double sd = std::sqrt(queries * p * (1 - p));
+  RecordProperty("measured_fpr", std::to_string(positives / queries));
+  RecordProperty("model_fpr", std::to_string(p));
+  EXPECT_NEAR(static_cast<double>(positives), queries * p, 4 * sd) << "bits " << bits << " keys " << keys;
+  // At most 5 % of negative queries read a second line.
+  EXPECT_LE(model.second_line_share, 0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CompactMatchesModel,
+                         ::testing::Values(ModelCase{5.5, 200'000}, ModelCase{7.0, 200'000}, ModelCase{7.75, 200'000},
+                                           ModelCase{8.5, 200'000}, ModelCase{11.5, 200'000}, ModelCase{14, 100'000},
+                                           ModelCase{7.75, 3'000}, ModelCase{10, 300}));
+
+TEST(CompactMath, BitsForARateReachIt) {
+  for (double target : {0.02, 0.01, 0.001, 0.0005}) {
+    const double bits = CompactBitsPerKeyFor(target, 1'000'000);
+    EXPECT_LE(CompactFpr(bits, 1'000'000), target);
+    EXPECT_GT(CompactFpr(bits - 0.02, 1'000'000), target * 0.999) << target;
+  }
+}
+
+TEST(CompactMath, SettingsAreClamped) {
+  EXPECT_EQ(CompactShapeFor(1.0, 1000).fingerprint_bits, CompactShapeFor(kMinCompactBitsPerKey, 1000).fingerprint_bits);
+  EXPECT_EQ(CompactShapeFor(500, 1000).fingerprint_bits, CompactShapeFor(kMaxCompactBitsPerKey, 1000).fingerprint_bits);
+  EXPECT_GT(CompactShapeFor(std::nan(""), 1000).fingerprint_bits, 0);
+}
+
+}  // namespace
+}  // namespace linebloom
