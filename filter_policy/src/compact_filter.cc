@@ -6,6 +6,7 @@
 
 #include "compact_build.h"
 #include "compact_layout.h"
+#include "compact_planes.h"
 #include "key_hash.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/foundation/coding.h"
@@ -103,6 +104,7 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   reader->columns_[0] = c::ColumnsFor(t.num_probes);
   reader->columns_[1] = c::ColumnsFor(t.num_probes + 1);
   reader->seed_ = t.seed;
+  reader->use_avx512_ = internal::compact::CompactAvx512Supported();
   return {};
 }
 

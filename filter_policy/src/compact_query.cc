@@ -1,8 +1,14 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// CompactFilterReader's queries (compact_layout.h).
+// CompactFilterReader's queries (compact_layout.h). One query body, in two
+// forms that differ only in how the line answers (compact_planes.h): the
+// AVX-512 form is compiled for those instructions as a whole, so the
+// answer is inlined, and the form is chosen once per query from the
+// process-wide kernel.
 
 #include "compact_layout.h"
+#include "compact_planes.h"
+#include "kernel_state.h"
 #include "key_hash.h"
 #include "linebloom/compact_filter.h"
 
@@ -10,29 +16,48 @@ namespace linebloom {
 
 namespace c = internal::compact;
 
-bool CompactFilterReader::MayContainHash(uint64_t hash) const {
-  const c::KeyCode code = c::CodeOf(hash);
-  for (int layer = 0; layer < num_layers_; ++layer) {
-    const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), layers_[layer].lines);
-    const unsigned char* line = layers_[layer].data + size_t{64} * slot.line;
-    const unsigned meta = line[c::kMetaByte];
-    if (slot.order >= (meta & c::kThresholdMask)) continue;  // bumped to the next layer
-    // The answer's bit b is parity(row & plane b); a stored key's answer is
-    // its fingerprint.
-    //   for b in 0..R-1: answer |= Parity(LoadPlane(line, b C) & row) << b
-    const int extra = static_cast<int>(meta >> 7);
-    const int planes = fingerprint_bits_ + extra;
-    const int columns = columns_[extra];
-    const c::Bits128 row = c::RowOf(code, columns);
-    uint32_t answer = 0;
-    for (int b = 0, at = 0; b < planes; ++b, at += columns) {
-      answer |= static_cast<uint32_t>(c::Parity(c::LoadPlane(line, at) & row)) << b;
+struct CompactQuery {
+  // The line that answers `hash`: the first layer's line whose threshold
+  // its order is below; nullptr if every layer bumped it.
+  __attribute__((always_inline)) static const unsigned char* FindLine(const CompactFilterReader& r, uint64_t hash) {
+    for (int layer = 0; layer < r.num_layers_; ++layer) {
+      const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
+      const unsigned char* line = r.layers_[layer].data + size_t{64} * slot.line;
+      if (slot.order < (line[c::kMetaByte] & c::kThresholdMask)) return line;
     }
-    return answer == c::FingerprintOf(code, planes);
+    return nullptr;
   }
-  // Bumped out of the last layer, which a builder never writes: a damaged
-  // filter may match.
-  return num_layers_ != 0;
+
+  // The query with `answer` (a line, a row, R, C -> the R answer bits).
+  template <class Answer>
+  __attribute__((always_inline)) static bool Query(const CompactFilterReader& r, uint64_t hash, Answer answer) {
+    const unsigned char* line = FindLine(r, hash);
+    // Bumped out of the last layer, which a builder never writes: a damaged
+    // filter may match. An empty filter has no layer and holds nothing.
+    if (line == nullptr) return r.num_layers_ != 0;
+    const c::KeyCode code = c::CodeOf(hash);
+    const int extra = line[c::kMetaByte] >> 7;
+    const int planes = r.fingerprint_bits_ + extra;
+    const int columns = r.columns_[extra];
+    return answer(line, c::RowOf(code, columns), planes, columns) == c::FingerprintOf(code, planes);
+  }
+
+  static bool Portable(const CompactFilterReader& r, uint64_t hash) { return Query(r, hash, c::AnswerPortable); }
+
+#if defined(LINEBLOOM_COMPACT_AVX512)
+  LINEBLOOM_COMPACT_AVX512 static bool Avx512(const CompactFilterReader& r, uint64_t hash) {
+    return Query(r, hash,
+                 [](const unsigned char* line, c::Bits128 row, int planes, int columns)
+                     LINEBLOOM_COMPACT_AVX512 { return c::AnswerAvx512(line, row, planes, columns); });
+  }
+#endif
+};
+
+bool CompactFilterReader::MayContainHash(uint64_t hash) const {
+#if defined(LINEBLOOM_COMPACT_AVX512)
+  if (use_avx512_ && internal::CurrentKernel() == Kernel::kAvx512) return CompactQuery::Avx512(*this, hash);
+#endif
+  return CompactQuery::Portable(*this, hash);
 }
 
 bool CompactFilterReader::MayContain(std::string_view key) const {

@@ -18,6 +18,7 @@
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_reader.h"
+#include "linebloom/kernel.h"
 #include "linebloom/key_hash.h"
 
 namespace linebloom {
@@ -120,6 +121,31 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
   for (uint64_t h : hashes) ASSERT_TRUE(reader.MayContainHash(h));
   CompactFilterReader compact;
   EXPECT_EQ(CompactFilterReader::Parse(bytes, &compact).error, ParseError::kUnsupportedVersion);
+}
+
+// Lines answer through the portable loop or the AVX-512 form (chosen by the
+// process-wide kernel); both read the same bits, for every plane count:
+// the settings below give r from 5 to 27, and lines of r and r + 1 planes.
+TEST(CompactFilter, KernelsAnswerAlike) {
+  if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU lacks AVX-512";
+  const Kernel before = ActiveKernel();
+  for (double bits : {5.5, 6.5, 7.75, 9.0, 11.5, 14.0, 18.0, 24.0, 30.0}) {
+    const std::string bytes = BuildFromHashes(RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
+    CompactFilterReader reader;
+    ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+    std::mt19937_64 absent(5);
+    size_t positives = 0;
+    for (int q = 0; q < 200'000; ++q) {
+      const uint64_t h = absent();
+      ASSERT_TRUE(ForceKernel(Kernel::kPortable));
+      const bool portable = reader.MayContainHash(h);
+      ASSERT_TRUE(ForceKernel(Kernel::kAvx512));
+      ASSERT_EQ(reader.MayContainHash(h), portable) << "bits " << bits << " query " << q;
+      positives += portable;
+    }
+    RecordProperty("positives_at_" + std::to_string(static_cast<int>(bits)), std::to_string(positives));
+  }
+  ForceKernel(before);
 }
 
 struct ModelCase {

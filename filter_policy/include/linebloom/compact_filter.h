@@ -90,6 +90,7 @@ class CompactFilterReader {
   uint32_t seed() const { return seed_; }
 
  private:
+  friend struct CompactQuery;
   struct Layer {
     const unsigned char* data = nullptr;
     uint32_t lines = 0;
@@ -99,6 +100,7 @@ class CompactFilterReader {
   int num_layers_ = 0;
   int fingerprint_bits_ = 0;
   int columns_[2] = {0, 0};  // of a line with r and r + 1 planes
+  bool use_avx512_ = false;  // the CPU has the compact AVX-512 form
   uint32_t seed_ = 0;
 };
 

@@ -1,0 +1,18 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "compact_planes.h"
+
+namespace linebloom::internal::compact {
+
+bool CompactAvx512Supported() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+                                __builtin_cpu_supports("avx512vpopcntdq");
+  return supported;
+#else
+  return false;
+#endif
+}
+
+}  // namespace linebloom::internal::compact

@@ -1,0 +1,110 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The answer of one compact-filter line to a key's row (compact_layout.h):
+// bit b = parity(plane b AND row), for the R planes of C = floor(504 / R)
+// bits each. Two forms that read the same bytes and give the same answer:
+// the portable loop, and an AVX-512 form that answers eight planes at once.
+// Internal header.
+
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "compact_layout.h"
+
+namespace linebloom::internal::compact {
+
+// The portable form, one plane at a time.
+inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int planes, int columns) {
+  uint32_t answer = 0;
+  for (int b = 0, at = 0; b < planes; ++b, at += columns) {
+    answer |= static_cast<uint32_t>(Parity(LoadPlane(line, at) & row)) << b;
+  }
+  return answer;
+}
+
+// True when the CPU has what AnswerAvx512 uses (AVX-512 F, BW, VBMI,
+// VBMI2 and VPOPCNTDQ).
+bool CompactAvx512Supported();
+
+// For a plane count R, per group of eight planes: for lane j (plane
+// 8g + j), the byte indices of the three 8-byte words of the line that
+// start at the plane's first byte, 8 and 16 bytes later, and the plane's
+// bit offset within its first byte.
+struct alignas(64) PlaneGroup {
+  uint8_t first[64], second[64], third[64];
+  uint64_t shift[8];
+};
+inline constexpr int kMaxPlaneGroups = (kMaxFingerprintBits + 1 + 7) / 8;
+struct PlaneLayout {
+  PlaneGroup group[kMaxPlaneGroups];
+};
+
+constexpr PlaneLayout MakePlaneLayout(int planes) {
+  PlaneLayout layout{};
+  const int columns = ColumnsFor(planes);
+  for (int b = 0; b < 8 * kMaxPlaneGroups; ++b) {
+    PlaneGroup& g = layout.group[b / 8];
+    const int lane = b % 8;
+    const int start = b < planes ? b * columns : 0;
+    for (int i = 0; i < 8; ++i) {
+      // vpermb reads the low 6 bits of an index: past byte 63 it wraps,
+      // and the bits it brings meet zero row bits.
+      g.first[8 * lane + i] = static_cast<uint8_t>((start / 8 + i) & 63);
+      g.second[8 * lane + i] = static_cast<uint8_t>((start / 8 + 8 + i) & 63);
+      g.third[8 * lane + i] = static_cast<uint8_t>((start / 8 + 16 + i) & 63);
+    }
+    g.shift[lane] = static_cast<uint64_t>(start % 8);
+  }
+  return layout;
+}
+
+inline constexpr auto kPlaneLayouts = [] {
+  std::array<PlaneLayout, kMaxFingerprintBits + 2> all{};
+  for (int r = kMinFingerprintBits; r <= kMaxFingerprintBits + 1; ++r) all[r] = MakePlaneLayout(r);
+  return all;
+}();
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LINEBLOOM_COMPACT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512vpopcntdq")))
+
+// The AVX-512 form: planes 8g .. 8g + 7 in the eight 64-bit lanes of one
+// register per group g. A byte permute (vpermb) fetches each lane's three
+// words; a funnel shift (vpshrdvq) by the plane's bit offset gives the
+// plane's bits 0..63 and 64..127; AND with the row, XOR the two halves
+// (parity(a) ^ parity(b) = parity(a ^ b)), and a per-lane popcount's low
+// bit is the answer bit. Bits past a plane's end (the next plane, the
+// metadata byte, wrapped indices) meet zero row bits. Callable only when
+// CompactAvx512Supported().
+LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512(const unsigned char* line, Bits128 row, int planes, int columns) {
+  const PlaneLayout& layout = kPlaneLayouts[planes];
+  const __m512i bytes = _mm512_loadu_si512(line);
+  const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(row.lo));
+  const __m512i one = _mm512_set1_epi64(1);
+  // The zero-masked permutes: GCC 12's unmasked forms trip
+  // -Wmaybe-uninitialized in its headers.
+  constexpr __mmask64 kAll = ~__mmask64{0};
+  uint32_t answer = 0;
+  for (int g = 0; 8 * g < planes; ++g) {
+    const PlaneGroup& group = layout.group[g];
+    const __m512i shift = _mm512_load_si512(group.shift);
+    const __m512i first = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.first), bytes);
+    const __m512i second = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.second), bytes);
+    __m512i x = _mm512_and_si512(_mm512_shrdv_epi64(first, second, shift), row_lo);
+    if (columns > 64) {
+      const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(row.hi));
+      const __m512i third = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.third), bytes);
+      x = _mm512_xor_si512(x, _mm512_and_si512(_mm512_shrdv_epi64(second, third, shift), row_hi));
+    }
+    answer |= static_cast<uint32_t>(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one)) << (8 * g);
+  }
+  return answer & ((uint32_t{1} << planes) - 1);
+}
+#endif
+
+}  // namespace linebloom::internal::compact
