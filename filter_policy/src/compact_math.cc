@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "compact_layout.h"
 
@@ -33,31 +34,53 @@ struct LineTerms {
   double bumped_keys = 0;
 };
 
-LineTerms TermsFor(int k, int r) {
-  double extra = 0;
-  if (k + 1 <= ColumnsFor(r + 1)) {
-    extra = 1;
-    for (int i = 0; i < k; ++i) extra *= 1.0 - MissProbability(i, ColumnsFor(r + 1), r + 1);
+// The terms of lines of up to `max_keys` keys at the filter's r, from
+// prefix sums over the keys, so that each line size costs O(1):
+//   extra[k]   = prod_{i<k} (1 - q_i) at R = r + 1 (all k fit),
+//   survive[k] = probability that the first k keys fit at R = r,
+//   fail_j     = survive[j] q_j (key j is the first that does not),
+//   f0[k] = sum_{j<k} fail_j,  f1[k] = sum_{j<k} j fail_j.
+// With R = r the first key that does not fit, the (j+1)-th, bumps its
+// order and above: about (k - j)/(k + 1) of the order range plus half an
+// order for rounding down, so the bumped share of negative queries is
+//   sum_j fail_j ((k - j)/(k + 1) + c) = (k f0 - f1)/(k + 1) + c f0,
+// c = 1/(2 * 127) (the share never reaches 1 below k = 254 keys, far above
+// any line's load); the keys of its order stored before it, about half an
+// order's k / 127, leave too: k - j + k c keys bumped (k for j = 0).
+class LineModel {
+ public:
+  LineModel(int r, int max_keys) : r_(r) {
+    extra_.assign(max_keys + 1, 1.0);
+    survive_.assign(max_keys + 1, 1.0);
+    f0_.assign(max_keys + 1, 0.0);
+    f1_.assign(max_keys + 1, 0.0);
+    for (int i = 0; i < max_keys; ++i) {
+      extra_[i + 1] = extra_[i] * (1 - MissProbability(i, ColumnsFor(r + 1), r + 1));
+      const double fail = survive_[i] * MissProbability(i, ColumnsFor(r), r);
+      survive_[i + 1] = survive_[i] - fail;
+      f0_[i + 1] = f0_[i] + fail;
+      f1_[i + 1] = f1_[i] + i * fail;
+    }
   }
-  // R = r: the first key that does not fit, the (j+1)-th, bumps its order
-  // and above: about (k - j)/(k + 1) of the order range, plus half an order
-  // for rounding down; the keys of its order stored before it leave too.
-  double survive = 1, answered = 0, sent = 0, lost = 0;
-  for (int j = 0; j < k; ++j) {
-    double fail = survive * MissProbability(j, ColumnsFor(r), r);
-    double share = std::min(1.0, (k - j) / (k + 1.0) + 0.5 / kOrders);
-    answered += fail * (1 - share);
-    sent += fail * share;
-    lost += fail * (k - std::max(0.0, j - 0.5 * k / kOrders));
-    survive -= fail;
+
+  LineTerms Terms(int k) const {
+    const double c = 0.5 / kOrders;
+    const double extra = k + 1 <= ColumnsFor(r_ + 1) ? extra_[k] : 0.0;
+    const double sent = (k * f0_[k] - f1_[k]) / (k + 1.0) + c * f0_[k];
+    const double answered = f0_[k] - sent + survive_[k];
+    const double first_fail = k > 0 ? f0_[1] : 0.0;
+    const double lost = k * f0_[k] - f1_[k] + k * c * (f0_[k] - first_fail);
+    LineTerms t;
+    t.matched = extra * std::ldexp(1.0, -(r_ + 1)) + (1 - extra) * answered * std::ldexp(1.0, -r_);
+    t.bumped = (1 - extra) * sent;
+    t.bumped_keys = (1 - extra) * lost;
+    return t;
   }
-  answered += survive;
-  LineTerms t;
-  t.matched = extra * std::ldexp(1.0, -(r + 1)) + (1 - extra) * answered * std::ldexp(1.0, -r);
-  t.bumped = (1 - extra) * sent;
-  t.bumped_keys = (1 - extra) * lost;
-  return t;
-}
+
+ private:
+  int r_;
+  std::vector<double> extra_, survive_, f0_, f1_;
+};
 
 double LogBinomialPmf(size_t n, size_t k, double p) {
   return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(p) +
@@ -85,11 +108,12 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
   } else {
     lo = num_keys;
   }
+  const LineModel model(shape.fingerprint_bits, static_cast<int>(hi));
   double matched = 0, bumped = 0, bumped_keys = 0;
   for (size_t k = lo; k <= hi; ++k) {
     double weight = lines == 1 ? 1.0 : std::exp(LogBinomialPmf(num_keys, k, p));
     if (weight < 1e-300) continue;
-    LineTerms t = TermsFor(static_cast<int>(k), shape.fingerprint_bits);
+    const LineTerms t = model.Terms(static_cast<int>(k));
     matched += weight * t.matched;
     bumped += weight * t.bumped;
     bumped_keys += weight * t.bumped_keys;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "linebloom/bloom_math.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/filter_options.h"
 
 namespace linebloom {
@@ -15,25 +16,43 @@ namespace {
 
 constexpr int kGridPerBit = 8;
 
-// FPR_blk at the best probe count on the grid b = 1 + i / 8. Computed once
-// per process (505 points) and shared; read-only afterwards.
+// The key count the compact kind's grid is priced at: its model's rate
+// depends on the key count only through the spread of small filters' line
+// loads, and CompactShapeFor treats every count from 2^16 up alike.
+constexpr size_t kCompactGridKeys = size_t{1} << 16;
+
+// A kind's false-positive rate at b bits per key: FPR_blk at the best probe
+// count for the Bloom filter, the compact model for the compact filter.
+double KindFpr(FilterKind kind, double b) {
+  return kind == FilterKind::kCompact ? CompactFpr(b, kCompactGridKeys) : BlockedFpr(b, OptimalBlockedProbes(b));
+}
+
+// A kind's rates on its grid: the Bloom filter's b = 1 + i / 8 up to
+// kMaxLevelBitsPerKey (505 points), the compact filter's b =
+// kMinCompactBitsPerKey + i / 8 up to kMaxCompactBitsPerKey. Computed once
+// per process and shared; read-only afterwards.
 struct FprGrid {
   std::vector<double> bits, fpr;
-  std::vector<int> probes;
-  FprGrid() {
-    for (int i = 0; 1.0 + static_cast<double>(i) / kGridPerBit <= kMaxLevelBitsPerKey; ++i) {
-      const double b = 1.0 + static_cast<double>(i) / kGridPerBit;
-      const int k = OptimalBlockedProbes(b);
+  explicit FprGrid(FilterKind kind) {
+    const bool compact = kind == FilterKind::kCompact;
+    const double first = compact ? kMinCompactBitsPerKey : 1.0;
+    const double last = compact ? kMaxCompactBitsPerKey : kMaxLevelBitsPerKey;
+    for (int i = 0; first + static_cast<double>(i) / kGridPerBit <= last; ++i) {
+      const double b = first + static_cast<double>(i) / kGridPerBit;
       bits.push_back(b);
-      probes.push_back(k);
-      fpr.push_back(BlockedFpr(b, k));
+      fpr.push_back(KindFpr(kind, b));
     }
   }
 };
 
-const FprGrid& Grid() {
-  static const FprGrid grid;  // thread-safe initialisation (C++11 magic statics)
-  return grid;
+const FprGrid& Grid(FilterKind kind) {
+  // Thread-safe initialisation (C++11 magic statics).
+  if (kind == FilterKind::kCompact) {
+    static const FprGrid compact(FilterKind::kCompact);
+    return compact;
+  }
+  static const FprGrid bloom(FilterKind::kBloom);
+  return bloom;
 }
 
 // The grid point (or -1 for "no filter") minimising w FPR(b) + lambda n b.
@@ -61,14 +80,25 @@ std::vector<double> NormalizedWeights(std::span<const double> lookup_weights, si
   return w;
 }
 
-LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double> weights, std::vector<double> bits) {
+// Kind j of `kinds`: kCompact as given, anything else (or missing) kBloom.
+std::vector<FilterKind> NormalizedKinds(std::span<const FilterKind> kinds, size_t runs) {
+  std::vector<FilterKind> k(runs, FilterKind::kBloom);
+  for (size_t j = 0; j < runs && j < kinds.size(); ++j) {
+    if (kinds[j] == FilterKind::kCompact) k[j] = FilterKind::kCompact;
+  }
+  return k;
+}
+
+LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double> weights,
+                      std::span<const FilterKind> kinds, std::vector<double> bits) {
   LevelAllocation a;
   a.bits_per_key = std::move(bits);
+  a.kinds.assign(kinds.begin(), kinds.end());
   for (size_t j = 0; j < entries.size(); ++j) {
     const double b = a.bits_per_key[j];
-    const int k = b > 0 ? OptimalBlockedProbes(b) : 0;
-    const double fpr = b > 0 ? BlockedFpr(b, k) : 1.0;
-    a.num_probes.push_back(k);
+    const bool bloom = kinds[j] != FilterKind::kCompact;
+    a.num_probes.push_back(b > 0 && bloom ? OptimalBlockedProbes(b) : 0);
+    const double fpr = b > 0 ? KindFpr(kinds[j], b) : 1.0;
     a.expected_fpr.push_back(entries[j] == 0 ? 0.0 : fpr);
     a.expected_fpr_sum += a.expected_fpr.back();
     a.expected_weighted_fpr_sum += weights[j] * a.expected_fpr.back();
@@ -81,8 +111,13 @@ LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double>
 
 LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries, std::span<const double> weights,
                                          double average) {
+  return AllocateBitsSharedMiddle(entries, weights, {}, average);
+}
+
+LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries, std::span<const double> weights,
+                                         std::span<const FilterKind> given_kinds, double average) {
   const size_t num_runs = entries.size();
-  if (num_runs < 4) return AllocateBitsPerRun(entries, weights, average);
+  if (num_runs < 4) return AllocateBitsPerRun(entries, weights, given_kinds, average);
   // Runs 1..num_runs-2 share one bits per key. Sharing is a
   // constraint of the optimisation, not a cap applied after it: with one
   // rate F for the group, sum_j w_j F = (sum_j w_j) F and the group's memory
@@ -92,21 +127,27 @@ LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries, std:
   // minimum; the allocator clamps weights to [0, 1]).
   const size_t last_shared = num_runs - 2;
   const std::vector<double> w = NormalizedWeights(weights, num_runs);
+  std::vector<FilterKind> kinds = NormalizedKinds(given_kinds, num_runs);
   std::vector<uint64_t> merged_entries = {entries[0], 0, entries[num_runs - 1]};
   std::vector<double> merged_weights = {w[0], 0, w[num_runs - 1]};
+  std::vector<FilterKind> merged_kinds = {kinds[0], FilterKind::kCompact, kinds[num_runs - 1]};
   for (size_t run = 1; run <= last_shared; ++run) {
     merged_entries[1] += entries[run];
     merged_weights[1] += w[run];
+    if (kinds[run] != FilterKind::kCompact) merged_kinds[1] = FilterKind::kBloom;
   }
   const double largest = *std::max_element(merged_weights.begin(), merged_weights.end());
   if (largest > 0) {
     for (double& x : merged_weights) x /= largest;
   }
-  const LevelAllocation merged = AllocateBitsPerRun(merged_entries, merged_weights, average);
+  const LevelAllocation merged = AllocateBitsPerRun(merged_entries, merged_weights, merged_kinds, average);
   std::vector<double> bits(num_runs);
-  for (size_t run = 0; run < num_runs; ++run)
-    bits[run] = merged.bits_per_key[run == 0 ? 0 : run <= last_shared ? 1 : 2];
-  return Score(entries, w, std::move(bits));
+  for (size_t run = 0; run < num_runs; ++run) {
+    const size_t group = run == 0 ? 0 : run <= last_shared ? 1 : 2;
+    bits[run] = merged.bits_per_key[group];
+    kinds[run] = merged_kinds[group];
+  }
+  return Score(entries, w, kinds, std::move(bits));
 }
 
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key) {
@@ -115,9 +156,15 @@ LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, dou
 
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                   double average_bits_per_key) {
-  std::vector<double> bits(entries_per_run.size());
-  for (size_t j = 0; j < bits.size(); ++j) bits[j] = entries_per_run[j] == 0 ? 0.0 : average_bits_per_key;
-  return Score(entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size()), std::move(bits));
+  return UniformAllocation(entries_per_run, lookup_weights, {}, average_bits_per_key);
+}
+
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                  std::span<const FilterKind> kinds, double average_bits_per_key) {
+  const size_t runs = entries_per_run.size();
+  std::vector<double> bits(runs);
+  for (size_t j = 0; j < runs; ++j) bits[j] = entries_per_run[j] == 0 ? 0.0 : average_bits_per_key;
+  return Score(entries_per_run, NormalizedWeights(lookup_weights, runs), NormalizedKinds(kinds, runs), std::move(bits));
 }
 
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, double average_bits_per_key) {
@@ -126,29 +173,31 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
 
 namespace {
 
-// The runs of one allocation on the grid: point -1 is "no filter".
+// The runs of one allocation, each on its kind's grid: point -1 is "no
+// filter".
 struct GridRuns {
-  const FprGrid& grid;
+  std::vector<const FprGrid*> grids;
   std::span<const uint64_t> entries;
   std::vector<double> w;
 
   size_t size() const { return entries.size(); }
   double n(size_t j) const { return static_cast<double>(entries[j]); }
-  double bits_of(int point) const { return point < 0 ? 0.0 : grid.bits[point]; }
-  double fpr_of(int point) const { return point < 0 ? 1.0 : grid.fpr[point]; }
-  double Used(const std::vector<int>& points) const {
+  int points(size_t j) const { return static_cast<int>(grids[j]->bits.size()); }
+  double bits_of(size_t j, int point) const { return point < 0 ? 0.0 : grids[j]->bits[point]; }
+  double fpr_of(size_t j, int point) const { return point < 0 ? 1.0 : grids[j]->fpr[point]; }
+  double Used(const std::vector<int>& p) const {
     double used = 0;
-    for (size_t j = 0; j < size(); ++j) used += bits_of(points[j]) * n(j);
+    for (size_t j = 0; j < size(); ++j) used += bits_of(j, p[j]) * n(j);
     return used;
   }
-  // The last grid point whose bits for run j fit in bits_left (grid.bits
-  // is increasing: binary search), -1 if none.
+  // The last grid point whose bits for run j fit in bits_left (a grid's
+  // bits increase: binary search), -1 if none.
   int MostAffordable(double bits_left, size_t j) const {
     int point = -1;
-    int l = 0, r = static_cast<int>(grid.bits.size()) - 1;
+    int l = 0, r = points(j) - 1;
     while (l <= r) {
       const int m = (l + r) / 2;
-      if (grid.bits[m] * n(j) <= bits_left) {
+      if (grids[j]->bits[m] * n(j) <= bits_left) {
         point = m;
         l = m + 1;
       } else {
@@ -165,8 +214,8 @@ std::pair<std::vector<int>, double> PointsAt(const GridRuns& runs, double lambda
   double used = 0;
   for (size_t j = 0; j < runs.size(); ++j) {
     if (runs.entries[j] == 0) continue;
-    points[j] = BestPoint(runs.grid, lambda, runs.entries[j], runs.w[j]);
-    used += runs.bits_of(points[j]) * runs.n(j);
+    points[j] = BestPoint(*runs.grids[j], lambda, runs.entries[j], runs.w[j]);
+    used += runs.bits_of(j, points[j]) * runs.n(j);
   }
   return {points, used};
 }
@@ -186,13 +235,13 @@ std::vector<int> LagrangianPoints(const GridRuns& runs, double budget) {
 // the budget affords; takes the first pair that lowers their weighted cost.
 bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::vector<int>* points) {
   std::vector<int>& p = *points;
-  const double others = runs.Used(p) - runs.bits_of(p[i]) * runs.n(i) - runs.bits_of(p[j]) * runs.n(j);
-  const double current = runs.w[i] * runs.fpr_of(p[i]) + runs.w[j] * runs.fpr_of(p[j]);
-  for (int pi = -1; pi < static_cast<int>(runs.grid.bits.size()); ++pi) {
-    const double left = budget - others - runs.bits_of(pi) * runs.n(i);
+  const double others = runs.Used(p) - runs.bits_of(i, p[i]) * runs.n(i) - runs.bits_of(j, p[j]) * runs.n(j);
+  const double current = runs.w[i] * runs.fpr_of(i, p[i]) + runs.w[j] * runs.fpr_of(j, p[j]);
+  for (int pi = -1; pi < runs.points(i); ++pi) {
+    const double left = budget - others - runs.bits_of(i, pi) * runs.n(i);
     if (left < 0) break;
     const int pj = runs.MostAffordable(left, j);
-    if (runs.w[i] * runs.fpr_of(pi) + runs.w[j] * runs.fpr_of(pj) < current * (1 - 1e-12)) {
+    if (runs.w[i] * runs.fpr_of(i, pi) + runs.w[j] * runs.fpr_of(j, pj) < current * (1 - 1e-12)) {
       p[i] = pi;
       p[j] = pj;
       return true;
@@ -220,7 +269,14 @@ void RefinePairs(const GridRuns& runs, double budget, std::vector<int>* points) 
 
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    double average_bits_per_key) {
-  const GridRuns runs{Grid(), entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size())};
+  return AllocateBitsPerRun(entries_per_run, lookup_weights, {}, average_bits_per_key);
+}
+
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                   std::span<const FilterKind> given_kinds, double average_bits_per_key) {
+  const std::vector<FilterKind> kinds = NormalizedKinds(given_kinds, entries_per_run.size());
+  GridRuns runs{{}, entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size())};
+  for (FilterKind kind : kinds) runs.grids.push_back(&Grid(kind));
   double total_entries = 0;
   for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
   const double budget = average_bits_per_key * total_entries;
@@ -229,9 +285,9 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
   RefinePairs(runs, budget, &points);
 
   std::vector<double> bits(runs.size());
-  for (size_t j = 0; j < runs.size(); ++j) bits[j] = runs.bits_of(points[j]);
-  LevelAllocation best = Score(entries_per_run, runs.w, std::move(bits));
-  LevelAllocation uniform = UniformAllocation(entries_per_run, runs.w, average_bits_per_key);
+  for (size_t j = 0; j < runs.size(); ++j) bits[j] = runs.bits_of(j, points[j]);
+  LevelAllocation best = Score(entries_per_run, runs.w, kinds, std::move(bits));
+  LevelAllocation uniform = UniformAllocation(entries_per_run, runs.w, kinds, average_bits_per_key);
   return uniform.expected_weighted_fpr_sum < best.expected_weighted_fpr_sum ? uniform : best;
 }
 

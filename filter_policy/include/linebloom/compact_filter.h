@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "linebloom/compact_math.h"
+#include "linebloom/filter_kind.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 
@@ -28,7 +29,6 @@ namespace linebloom {
 // Which kind of linebloom filter a byte string holds, from its trailer
 // alone (no validation): kBloom for format versions 1 and 2, kCompact for
 // version 3, kUnknown otherwise.
-enum class FilterKind { kUnknown, kBloom, kCompact };
 FilterKind DetectFilterKind(std::string_view bytes);
 
 class CompactFilterBuilder {

@@ -42,12 +42,22 @@
 // lambda n_j / (c w_j) would reach 1 gets none either. The blocked solver is
 // the same with each run's cost w_j FPR_blk(b) + lambda n_j b (no filter:
 // w_j), and the pairwise pass and the uniform comparison use R_w.
+//
+// Two kinds of filter. A run may be given the compact filter
+// (compact_filter.h) instead: its grid is b in [kMinCompactBitsPerKey,
+// kMaxCompactBitsPerKey] with the compact model's rate (CompactFpr), and
+// the solver is unchanged, since each run's best point is searched on its
+// own grid. The compact kind's rate per bit is much lower, so a budget that
+// gives the big last level the compact kind leaves the small levels above
+// it many Bloom bits.
 
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "linebloom/filter_kind.h"
 
 namespace linebloom {
 
@@ -58,9 +68,14 @@ inline constexpr double kMaxLevelBitsPerKey = 64.0;
 struct LevelAllocation {
   // Per run; 0 means "build no filter for this run".
   std::vector<double> bits_per_key;
-  // Per run: the probes for bits_per_key (0 when there is no filter).
+  // Per run: the kind of filter priced (kBloom unless the caller asked
+  // for kCompact).
+  std::vector<FilterKind> kinds;
+  // Per run: the probes for bits_per_key (0 when there is no filter or it
+  // is compact).
   std::vector<int> num_probes;
-  // Per run: BlockedFpr(bits_per_key, num_probes), 1 without a filter.
+  // Per run: BlockedFpr(bits_per_key, num_probes), or CompactFpr for a
+  // compact run; 1 without a filter.
   std::vector<double> expected_fpr;
   // sum of expected_fpr: expected wasted block reads per absent-key lookup
   // that consults every run.
@@ -86,6 +101,10 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, do
 // exactly the unweighted answer. A run of weight 0 gets no filter.
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    double average_bits_per_key);
+// As above, with run j's filter of kind kinds[j] (kBloom or kCompact; a
+// missing kind, or any other value, is kBloom).
+LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                   std::span<const FilterKind> kinds, double average_bits_per_key);
 
 // As the weighted AllocateBitsPerRun, subject to runs 1..size-2 (the
 // levels between L0, run 0, and the last level) all getting the same bits
@@ -95,12 +114,19 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
 // given weights (clamped, missing ones 1, as above).
 LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries_per_run,
                                          std::span<const double> lookup_weights, double average_bits_per_key);
+// With kinds as above. The shared runs are priced as compact only if all
+// of them are compact, else as Bloom.
+LevelAllocation AllocateBitsSharedMiddle(std::span<const uint64_t> entries_per_run,
+                                         std::span<const double> lookup_weights, std::span<const FilterKind> kinds,
+                                         double average_bits_per_key);
 
 // The uniform allocation (every run average_bits_per_key), scored the same
 // way (optionally with lookup weights, as above).
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, double average_bits_per_key);
 LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                   double average_bits_per_key);
+LevelAllocation UniformAllocation(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
+                                  std::span<const FilterKind> kinds, double average_bits_per_key);
 
 // Entries per level of a leveled LSM tree holding total_entries over
 // num_levels levels, each size_ratio times the one above it (the last level

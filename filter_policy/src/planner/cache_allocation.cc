@@ -30,8 +30,8 @@ CachedAllocation FixedPoint(const CacheRuns& cache, double average, std::vector<
     const double largest = *std::max_element(p.weights.begin(), p.weights.end());
     std::vector<double> normalized(p.weights);
     for (double& w : normalized) w /= largest;
-    p.allocation = move_safe ? AllocateBitsSharedMiddle(runs.n, normalized, average)
-                             : AllocateBitsPerRun(runs.n, normalized, average);
+    p.allocation = move_safe ? AllocateBitsSharedMiddle(runs.n, normalized, runs.kinds, average)
+                             : AllocateBitsPerRun(runs.n, normalized, runs.kinds, average);
     if (!cache.cache_aware) break;
     std::vector<double> rates(num_runs);
     for (size_t run = 0; run < num_runs; ++run) rates[run] = runs.coverage[run] * p.allocation.expected_fpr[run];

@@ -47,6 +47,7 @@ BlockCache LevelPlanner::CacheFor(const TrackedTree& tree, const NewFile& file) 
 LevelPlanner::Decision LevelPlanner::PlanNewFile(const NewFile& file) {
   const int level = file.level;
   Decision decision;
+  decision.kind = KindOfLevel(options_, level);
   if (!file.leveled || level < 0 || (file.num_levels > 0 && level >= file.num_levels)) {
     decision.filter = WithBits(options_.average_bits_per_key);
     return decision;
@@ -80,7 +81,12 @@ std::optional<double> LevelPlanner::TrackedBitsLocked(TreeState& state, const Ne
   if (run >= state.plan->bits_per_key.size()) return std::nullopt;
   const double bits = state.plan->bits_per_key[run];
   if (bits <= 0) return 0.0;
-  if (file.level == tree.deepest && state.plan->last_bytes_per_key > 0) return DitheredLastLevelBits(state, bits);
+  // Whole Bloom blocks per file: a compact filter spends its bits per key
+  // to within its layer table, with no blocks to round to.
+  const bool bloom = KindOfLevel(options_, file.level) == FilterKind::kBloom;
+  if (bloom && file.level == tree.deepest && state.plan->last_bytes_per_key > 0) {
+    return DitheredLastLevelBits(state, bits);
+  }
   return bits;
 }
 
@@ -105,6 +111,9 @@ double LevelPlanner::EstimatedBitsLocked(TreeState& state, const NewFile& file, 
   for (size_t j = 0; j < weights.size(); ++j) {
     key[j] = std::clamp(static_cast<int>(std::lround(weights[j] * kUnit)), 1, kUnit);
   }
+  for (size_t j = 0; j < weights.size(); ++j) {
+    key.push_back(static_cast<int>(KindOfLevel(options_, state.tree.LevelOfRun(j))));
+  }
   const double budget = BudgetAverage(state.tree, options_.average_bits_per_key, options_.size_ratio);
   key.push_back(static_cast<int>(std::lround(budget * kUnit)));
   const LevelAllocation& allocation = AllocationLocked(key);
@@ -122,12 +131,17 @@ const LevelAllocation& LevelPlanner::AllocationLocked(const std::vector<int>& ke
   auto it = allocations_.find(key);
   if (it == allocations_.end()) {
     if (allocations_.size() >= kMaxCachedAllocations) allocations_.clear();
-    const size_t num_runs = key.size() - 1;
+    // The key: each run's weight in kUnits, each run's kind, the budget.
+    const size_t num_runs = (key.size() - 1) / 2;
     const std::vector<uint64_t> entries = ModelEntries(options_.size_ratio, static_cast<int>(num_runs) - 1);
     std::vector<double> weights(num_runs);
-    for (size_t j = 0; j < num_runs; ++j) weights[j] = static_cast<double>(key[j]) / kUnit;
+    std::vector<FilterKind> kinds(num_runs);
+    for (size_t j = 0; j < num_runs; ++j) {
+      weights[j] = static_cast<double>(key[j]) / kUnit;
+      kinds[j] = static_cast<FilterKind>(key[num_runs + j]);
+    }
     const double average = static_cast<double>(key.back()) / kUnit;
-    it = allocations_.emplace(key, AllocateBitsSharedMiddle(entries, weights, average)).first;
+    it = allocations_.emplace(key, AllocateBitsSharedMiddle(entries, weights, kinds, average)).first;
   }
   return it->second;
 }

@@ -26,11 +26,12 @@
 namespace linebloom::planner {
 
 struct TrackedRuns {
-  std::vector<double> entries;   // per run
-  std::vector<double> coverage;  // per run: lookup weight before the cache
-  std::vector<uint64_t> n;       // entries rounded, at least 1
-  double total = 0;              // sum of n
-  std::map<int, double> scale;   // by upper level capped at its share
+  std::vector<double> entries;    // per run
+  std::vector<double> coverage;   // per run: lookup weight before the cache
+  std::vector<uint64_t> n;        // entries rounded, at least 1
+  std::vector<FilterKind> kinds;  // per run: its level's kind (KindOfLevel)
+  double total = 0;               // sum of n
+  std::map<int, double> scale;    // by upper level capped at its share
 
   // The fraction at which a level's live keys and bytes count.
   double Scale(int level) const {

@@ -55,7 +55,9 @@ class LevelPlanner {
   };
   struct Decision {
     std::optional<FilterOptions> filter;  // nullopt: build no filter
-    std::string log;                      // a changed allocation, for the info log; "" if none
+    // The kind of filter to build: KindOfLevel of the file's level.
+    FilterKind kind = FilterKind::kBloom;
+    std::string log;  // a changed allocation, for the info log; "" if none
   };
   // The filter for `file`; records its level in the tree's shape, so call
   // it only for files that are really being built.

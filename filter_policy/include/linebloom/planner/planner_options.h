@@ -6,9 +6,12 @@
 
 #pragma once
 
+#include <climits>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "linebloom/filter_kind.h"
 
 namespace linebloom::planner {
 
@@ -26,7 +29,17 @@ struct PlannerOptions {
   int num_probes = 0;                // 0: the best probe count for each level's bits
   double size_ratio = 10;            // T: each level T times the one above
   CacheOptions cache;
+  // Files at this level and deeper get the compact filter
+  // (linebloom/compact_filter.h), priced with its model; the levels above,
+  // the Bloom filter. As RocksDB's bloom_before_level: INT_MAX (the
+  // default) never, 0 every level.
+  int compact_from_level = INT_MAX;
 };
+
+// The kind of filter `options` give a file at `level` (>= 0).
+inline FilterKind KindOfLevel(const PlannerOptions& options, int level) {
+  return level >= options.compact_from_level ? FilterKind::kCompact : FilterKind::kBloom;
+}
 
 // "w0:w1:..." (each in [0, 1]) as numbers; the empty string gives an empty
 // list; nullopt if malformed.
