@@ -6,6 +6,8 @@
 // answer is inlined, and the form is chosen once per query from the
 // process-wide kernel.
 
+#include <algorithm>
+
 #include "compact_layout.h"
 #include "compact_planes.h"
 #include "kernel_state.h"
@@ -64,8 +66,31 @@ bool CompactFilterReader::MayContain(std::string_view key) const {
   return MayContainHash(internal::HashKeyTiered(key, seed_));
 }
 
+// A batch in chunks of up to 32 (a MultiGet batch is at most 32 keys):
+// every key's first-layer line is prefetched before the first answer.
+//   simple form: for each i: out[i] = MayContainHash(hashes[i])
+void CompactFilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
+  constexpr size_t kChunk = 32;
+  for (size_t begin = 0; begin < hashes.size(); begin += kChunk) {
+    const size_t end = std::min(hashes.size(), begin + kChunk);
+    if (num_layers_ > 0) {
+      for (size_t i = begin; i < end; ++i) {
+        const uint32_t line = c::SlotOf(hashes[i], layers_[0].lines).line;
+        __builtin_prefetch(layers_[0].data + size_t{64} * line);
+      }
+    }
+    for (size_t i = begin; i < end; ++i) out[i] = MayContainHash(hashes[i]);
+  }
+}
+
 void CompactFilterReader::MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const {
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = MayContain(keys[i]);
+  constexpr size_t kChunk = 32;
+  uint64_t hashes[kChunk];
+  for (size_t begin = 0; begin < keys.size(); begin += kChunk) {
+    const size_t n = std::min(kChunk, keys.size() - begin);
+    for (size_t i = 0; i < n; ++i) hashes[i] = internal::HashKeyTiered(keys[begin + i], seed_);
+    MayContainHashBatch({hashes, n}, out.subspan(begin, n));
+  }
 }
 
 }  // namespace linebloom

@@ -148,6 +148,24 @@ TEST(CompactFilter, KernelsAnswerAlike) {
   ForceKernel(before);
 }
 
+TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
+  const std::vector<uint64_t> keys = RandomHashes(8, 30'000);
+  const std::string bytes = BuildFromHashes(keys, 7.75);
+  CompactFilterReader reader;
+  ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+  std::vector<uint64_t> queries = RandomHashes(9, 2'000);
+  queries.insert(queries.end(), keys.begin(), keys.begin() + 2'000);  // stored keys among them
+  std::mt19937_64 rng(10);
+  for (size_t begin = 0; begin < queries.size();) {
+    const size_t n = std::min<size_t>(1 + rng() % 100, queries.size() - begin);
+    std::vector<char> answers(n);
+    std::span<bool> out(reinterpret_cast<bool*>(answers.data()), n);
+    reader.MayContainHashBatch(std::span<const uint64_t>(queries).subspan(begin, n), out);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], reader.MayContainHash(queries[begin + i])) << begin + i;
+    begin += n;
+  }
+}
+
 struct ModelCase {
   double bits_per_key;
   size_t keys;

@@ -81,7 +81,11 @@ class CompactFilterReader {
   // False only if `key` was certainly never added.
   bool MayContain(std::string_view key) const;
   bool MayContainHash(uint64_t hash) const;
+  // Batched queries: hashes the keys and prefetches each one's first-layer
+  // line, then answers, so the cache misses overlap. out[i] answers
+  // keys[i] (hashes[i]); sizes must match.
   void MayContainBatch(std::span<const std::string_view> keys, std::span<bool> out) const;
+  void MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const;
 
   int fingerprint_bits() const { return fingerprint_bits_; }
   int num_layers() const { return num_layers_; }
