@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
+#include "linebloom/level_allocator.h"
 
 namespace {
 
@@ -37,6 +39,24 @@ std::string Measure(double bits, size_t keys, size_t queries) {
   return text;
 }
 
+// The level-aware allocation of a leveled tree (`levels` levels, ratio
+// `ratio`, `average` bits per key) with Bloom filters everywhere and with
+// the compact kind at the last level: bits per level and the expected
+// false-positive reads per absent-key lookup that consults every level.
+void PrintTree(int levels, double ratio, double average) {
+  const std::vector<uint64_t> entries = linebloom::LeveledEntries(1'000'000'000, ratio, levels);
+  std::vector<linebloom::FilterKind> kinds(entries.size(), linebloom::FilterKind::kBloom);
+  kinds.back() = linebloom::FilterKind::kCompact;
+  const linebloom::LevelAllocation bloom = linebloom::AllocateBitsPerRun(entries, {}, average);
+  const linebloom::LevelAllocation both = linebloom::AllocateBitsPerRun(entries, {}, kinds, average);
+  std::printf("| filters | bits per key, first level to last | false-positive reads per lookup |\n|---|---|---|\n");
+  for (const auto* a : {&bloom, &both}) {
+    std::printf("| %s |", a == &bloom ? "Bloom at every level" : "compact at the last level");
+    for (double b : a->bits_per_key) std::printf(" %.3f", b);
+    std::printf(" | %.5f |\n", a->expected_fpr_sum);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,7 +71,17 @@ int main(int argc, char** argv) {
   size_t queries = 4'000'000;
   app.add_flag("--measure", measure, "also build each filter and measure its rate");
   app.add_option("--queries", queries, "absent queries per measured filter")->check(CLI::Range(1, 1 << 30));
+  int levels = 0;
+  double ratio = 10, average = 10;
+  app.add_option("--tree_levels", levels, "instead: the level-aware allocation of a tree of this many levels")
+      ->check(CLI::Range(2, 12));
+  app.add_option("--tree_ratio", ratio, "the tree's size ratio")->check(CLI::Range(2.0, 100.0));
+  app.add_option("--tree_average", average, "the tree's average bits per key")->check(CLI::Range(1.0, 64.0));
   CLI11_PARSE(app, argc, argv);
+  if (levels > 0) {
+    PrintTree(levels, ratio, average);
+    return 0;
+  }
   std::printf("| bits/key | r | keys/line | false-positive rate | second line | bits / log2(1/rate) |%s\n",
               measure ? " measured |" : "");
   std::printf("|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
