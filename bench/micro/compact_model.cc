@@ -4,7 +4,9 @@
 // a range of bits per key, as a Markdown table: the shape each setting is
 // built with, its modeled false-positive rate, the share of negative
 // queries that read a second line, and its bits per key over the
-// information-theoretic minimum log2(1 / rate). With --measure, each row
+// information-theoretic minimum log2(1 / rate), and the bits per key the
+// blocked Bloom filter needs for the same rate (FilterOptions::
+// ForFalsePositiveRate). With --measure, each row
 // also builds a filter of --keys random keys and measures its rate over
 // --queries absent ones (± one standard deviation of the binomial count).
 // Deterministic (fixed seeds); no timing.
@@ -18,6 +20,7 @@
 
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
+#include "linebloom/filter_options.h"
 #include "linebloom/level_allocator.h"
 
 namespace {
@@ -82,14 +85,17 @@ int main(int argc, char** argv) {
     PrintTree(levels, ratio, average);
     return 0;
   }
-  std::printf("| bits/key | r | keys/line | false-positive rate | second line | bits / log2(1/rate) |%s\n",
-              measure ? " measured |" : "");
-  std::printf("|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
+  std::printf(
+      "| bits/key | r | keys/line | false-positive rate | second line | bits / log2(1/rate) | Bloom bits/key |%s\n",
+      measure ? " measured |" : "");
+  std::printf("|---|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
   for (double bits = from; bits <= to + 1e-9; bits += step) {
     const linebloom::CompactShape shape = linebloom::CompactShapeFor(bits, keys);
     const linebloom::CompactEstimate e = linebloom::EstimateCompact(shape, keys);
-    std::printf("| %.2f | %d | %.1f | %.4f %% | %.2f %% | %.3f |", bits, shape.fingerprint_bits, shape.keys_per_line,
-                100 * e.false_positive_rate, 100 * e.second_line_share, bits / std::log2(1 / e.false_positive_rate));
+    std::printf("| %.2f | %d | %.1f | %.4f %% | %.2f %% | %.3f | %.2f |", bits, shape.fingerprint_bits,
+                shape.keys_per_line, 100 * e.false_positive_rate, 100 * e.second_line_share,
+                bits / std::log2(1 / e.false_positive_rate),
+                linebloom::FilterOptions::ForFalsePositiveRate(e.false_positive_rate).bits_per_key);
     std::printf("%s\n", measure ? (" " + Measure(bits, keys, queries) + " |").c_str() : "");
   }
   return 0;
