@@ -82,9 +82,15 @@ class LineModel {
   std::vector<double> extra_, survive_, f0_, f1_;
 };
 
+// ln of the Binomial(n, p) probability of k: ln C(n, k) by summation,
+// ln C(n, k) = sum_{t=1..k} ln((n - k + t) / t), not std::lgamma, whose
+// glibc form writes the global signgam (a data race when filters are sized
+// on several threads). The callers step k up from there by the ratio of
+// neighbours, pmf(k + 1) / pmf(k) = (n - k) / (k + 1) * p / (1 - p).
 double LogBinomialPmf(size_t n, size_t k, double p) {
-  return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(p) +
-         (n - k) * std::log1p(-p);
+  double log_choose = 0;
+  for (size_t t = 1; t <= k; ++t) log_choose += std::log(static_cast<double>(n - k + t) / static_cast<double>(t));
+  return log_choose + static_cast<double>(k) * std::log(p) + static_cast<double>(n - k) * std::log1p(-p);
 }
 
 }  // namespace
@@ -110,8 +116,11 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
   }
   const LineModel model(shape.fingerprint_bits, static_cast<int>(hi));
   double matched = 0, bumped = 0, bumped_keys = 0;
+  const double log_odds = lines == 1 ? 0 : std::log(p) - std::log1p(-p);
+  double log_weight = lines == 1 ? 0 : LogBinomialPmf(num_keys, lo, p);
   for (size_t k = lo; k <= hi; ++k) {
-    double weight = lines == 1 ? 1.0 : std::exp(LogBinomialPmf(num_keys, k, p));
+    if (k > lo) log_weight += std::log(static_cast<double>(num_keys - k + 1) / static_cast<double>(k)) + log_odds;
+    const double weight = std::exp(log_weight);
     if (weight < 1e-300) continue;
     const LineTerms t = model.Terms(static_cast<int>(k));
     matched += weight * t.matched;

@@ -81,10 +81,11 @@ inline constexpr auto kPlaneLayouts = [] {
 // bit is the answer bit. Bits past a plane's end (the next plane, the
 // metadata byte, wrapped indices) meet zero row bits. Callable only when
 // CompactAvx512Supported().
-LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512(const unsigned char* line, Bits128 row, int planes, int columns) {
+LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512(const unsigned char* line, Bits128 row, int planes) {
   const PlaneLayout& layout = kPlaneLayouts[planes];
   const __m512i bytes = _mm512_loadu_si512(line);
   const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(row.lo));
+  const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(row.hi));
   const __m512i one = _mm512_set1_epi64(1);
   // The zero-masked permutes: GCC 12's unmasked forms trip
   // -Wmaybe-uninitialized in its headers.
@@ -95,12 +96,13 @@ LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512(const unsigned char* line,
     const __m512i shift = _mm512_load_si512(group.shift);
     const __m512i first = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.first), bytes);
     const __m512i second = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.second), bytes);
-    __m512i x = _mm512_and_si512(_mm512_shrdv_epi64(first, second, shift), row_lo);
-    if (columns > 64) {
-      const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(row.hi));
-      const __m512i third = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.third), bytes);
-      x = _mm512_xor_si512(x, _mm512_and_si512(_mm512_shrdv_epi64(second, third, shift), row_hi));
-    }
+    // Bits 64..127 of every plane, always: for C <= 64 the row's high
+    // word is 0 and this adds nothing, and a line's C varies with its
+    // extra plane, so a branch on it would be mispredicted half the time.
+    const __m512i third = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.third), bytes);
+    const __m512i lo = _mm512_and_si512(_mm512_shrdv_epi64(first, second, shift), row_lo);
+    const __m512i hi = _mm512_and_si512(_mm512_shrdv_epi64(second, third, shift), row_hi);
+    const __m512i x = _mm512_xor_si512(lo, hi);
     answer |= static_cast<uint32_t>(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one)) << (8 * g);
   }
   return answer & ((uint32_t{1} << planes) - 1);

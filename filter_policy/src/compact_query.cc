@@ -49,8 +49,8 @@ struct CompactQuery {
 #if defined(LINEBLOOM_COMPACT_AVX512)
   LINEBLOOM_COMPACT_AVX512 static bool Avx512(const CompactFilterReader& r, uint64_t hash) {
     return Query(r, hash,
-                 [](const unsigned char* line, c::Bits128 row, int planes, int columns)
-                     LINEBLOOM_COMPACT_AVX512 { return c::AnswerAvx512(line, row, planes, columns); });
+                 [](const unsigned char* line, c::Bits128 row, int planes, int /*columns*/)
+                     LINEBLOOM_COMPACT_AVX512 { return c::AnswerAvx512(line, row, planes); });
   }
 #endif
 };
