@@ -23,7 +23,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <random>
 #include <span>
@@ -34,6 +33,7 @@
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_options.h"
+#include "support/golden_keys.h"
 #include "support/reference_compact.h"
 
 namespace linebloom {
@@ -41,22 +41,9 @@ namespace {
 
 namespace model = reference::compact;
 
-std::string Named(std::string_view prefix, uint64_t i) { return std::string(prefix).append(std::to_string(i)); }
-
-std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> hashes(n);
-  for (auto& h : hashes) h = rng();
-  return hashes;
-}
-
-std::string Xxh128Hex(std::string_view bytes) {
-  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-  char out[33];
-  std::snprintf(out, sizeof out, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return out;
-}
+using golden::Named;
+using golden::RandomHashes;
+using golden::Xxh128Hex;
 
 struct GoldenCase {
   const char* name;

@@ -129,16 +129,25 @@ inline std::vector<int> RowColumns(const Code& code, int columns) {
   return set;
 }
 
-// What the line at `line` (64 bytes) says about a key: bumped (order >= t),
-// or the answer of its R parities against fp(R).
-struct LineAnswer {
-  bool bumped;
-  bool may_contain;
-};
+inline const unsigned char* LineAt(const Filter& f, int layer, uint64_t line) {
+  return f.bytes + (f.first_line[layer] + line) * kLineBytes;
+}
 
-inline LineAnswer AskLine(const unsigned char* line, int r, const Code& code, int order) {
-  const int t = line[63] & 0x7F;
-  if (order >= t) return {true, false};
+// The layer whose line answers hash h: the first in which order < t, the
+// line's bump threshold (byte 63, bits 0..6). num_layers if every layer
+// bumps h.
+inline int AnsweringLayer(const Filter& f, uint64_t h) {
+  const int num_layers = static_cast<int>(f.lines.size());
+  for (int i = 0; i < num_layers; ++i) {
+    const Place p = PlaceIn(LayerHash(h, i), f.lines[i]);
+    if (p.order < (LineAt(f, i, p.line)[63] & 0x7F)) return i;
+  }
+  return num_layers;
+}
+
+// Whether a line's R parities, parity(plane b AND row(C)), equal fp(R);
+// R = r + 1 if bit 7 of byte 63 is set, else r, and C = floor(504 / R).
+inline bool LineMatches(const unsigned char* line, int r, const Code& code) {
   const int planes = (line[63] & 0x80) ? r + 1 : r;
   const int columns = 504 / planes;
   const std::vector<int> row = RowColumns(code, columns);
@@ -146,9 +155,9 @@ inline LineAnswer AskLine(const unsigned char* line, int r, const Code& code, in
   for (int b = 0; b < planes; ++b) {
     int parity = 0;
     for (int j : row) parity ^= Bit(line, static_cast<size_t>(b) * columns + j);
-    if (parity != static_cast<int>((fp >> b) & 1)) return {false, false};
+    if (parity != static_cast<int>((fp >> b) & 1)) return false;
   }
-  return {false, true};
+  return true;
 }
 
 // The layer that answers hash h (num_layers if every layer bumped it) and
@@ -159,16 +168,12 @@ struct Answer {
 };
 
 inline Answer Query(const Filter& f, uint64_t h) {
-  const Code code = CodeOf(h);
+  const int layer = AnsweringLayer(f, h);
   const int num_layers = static_cast<int>(f.lines.size());
-  for (int i = 0; i < num_layers; ++i) {
-    const Place p = PlaceIn(LayerHash(h, i), f.lines[i]);
-    const unsigned char* line = f.bytes + (f.first_line[i] + p.line) * kLineBytes;
-    const LineAnswer a = AskLine(line, f.r, code, p.order);
-    if (!a.bumped) return {i, a.may_contain};
-  }
   // 0 layers: "no"; bumped out of the last layer: "may contain".
-  return {num_layers, num_layers > 0};
+  if (layer == num_layers) return {layer, num_layers > 0};
+  const Place p = PlaceIn(LayerHash(h, layer), f.lines[layer]);
+  return {layer, LineMatches(LineAt(f, layer, p.line), f.r, CodeOf(h))};
 }
 
 inline bool MayContainHash(const Filter& f, uint64_t h) { return Query(f, h).may_contain; }
