@@ -66,10 +66,11 @@ struct Sentinel {
   }
 };
 
-// Parses `bytes` with and without the checksum; checks the errors against
-// the model and, where the bytes parse, the answers too. Returns the error
-// with the checksum verified.
+// Parses `bytes` with and without the checksum; checks the errors (and
+// DetectFilterKind) against the model and, where the bytes parse, the
+// answers too. Returns the error with the checksum verified.
 ParseError ParseAndCompare(std::string_view bytes) {
+  EXPECT_EQ(DetectFilterKind(bytes), model::ExpectedKind(bytes));
   const Sentinel sentinel;
   ParseError verified = ParseError::kOk;
   for (bool verify : {true, false}) {
@@ -211,6 +212,7 @@ TEST(CompactParse, EveryTruncationFails) {
         const ParseResult result = CompactFilterReader::Parse(cut, &reader, {.verify_checksum = verify});
         ASSERT_FALSE(result.ok()) << n << " bytes parse";
         ASSERT_EQ(result.error, model::ExpectedParseError(cut, verify)) << n << " bytes";
+        ASSERT_EQ(DetectFilterKind(cut), model::ExpectedKind(cut)) << n << " bytes";
       }
     }
   }
@@ -228,6 +230,7 @@ TEST(CompactParse, EveryBitFlipFailsWithTheChecksumOn) {
     const ParseResult result = CompactFilterReader::Parse(b, &reader);
     ASSERT_FALSE(result.ok()) << "bit " << bit;
     ASSERT_EQ(result.error, model::ExpectedParseError(b, true)) << "bit " << bit;
+    ASSERT_EQ(DetectFilterKind(b), model::ExpectedKind(b)) << "bit " << bit;
     const size_t lines_end = good.size() - kTrailer - 4 * static_cast<size_t>(good[good.size() - 10]);
     const size_t byte = bit / 8, trailer = good.size() - kTrailer;
     if (byte < lines_end || (byte >= trailer && byte < trailer + 4) || byte >= trailer + 12) {

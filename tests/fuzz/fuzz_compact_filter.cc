@@ -79,15 +79,6 @@ bool Unchanged(const CompactFilterReader& r) {
   return r.MayContain("sentinel0") && r.MayContain("sentinel299");
 }
 
-// What the version byte says, as FORMAT.md has DetectFilterKind read it.
-FilterKind ExpectedKind(std::string_view bytes) {
-  if (bytes.size() < model::kTrailerBytes) return FilterKind::kUnknown;
-  const char* t = bytes.data() + bytes.size() - model::kTrailerBytes;
-  if (std::memcmp(t + 8, "LBLM", 4) != 0) return FilterKind::kUnknown;
-  if (t[7] == 1 || t[7] == 2) return FilterKind::kBloom;
-  return t[7] == 3 ? FilterKind::kCompact : FilterKind::kUnknown;
-}
-
 bool ParseAndCheckVerdict(std::string_view bytes, bool verify, CompactFilterReader* out) {
   CompactFilterReader reader = TheSentinel().reader;
   const ParseResult result = CompactFilterReader::Parse(bytes, &reader, {.verify_checksum = verify});
@@ -128,7 +119,7 @@ void CheckBytesAsFilter(std::string_view bytes) {
   const bool ok_checked = ParseAndCheckVerdict(bytes, /*verify=*/true, &checked);
   const bool ok_unchecked = ParseAndCheckVerdict(bytes, /*verify=*/false, &unchecked);
   FUZZ_CHECK(!ok_checked || ok_unchecked, "verification only ever rejects more");
-  const FilterKind kind = ExpectedKind(bytes);
+  const FilterKind kind = model::ExpectedKind(bytes);
   FUZZ_CHECK(DetectFilterKind(bytes) == kind, "DetectFilterKind reads the version byte");
   if (kind == FilterKind::kCompact) {
     FilterReader bloom;
@@ -159,25 +150,9 @@ struct Case {
   uint64_t absent_state = 0;  // for absent raw hashes
 };
 
-double ChooseBitsPerKey(FuzzedDataProvider& in) {
-  static constexpr double kOdd[] = {std::numeric_limits<double>::quiet_NaN(),
-                                    std::numeric_limits<double>::infinity(),
-                                    -std::numeric_limits<double>::infinity(),
-                                    0.0,
-                                    -1.0,
-                                    kMinCompactBitsPerKey - 0.01,
-                                    kMinCompactBitsPerKey,
-                                    kMaxCompactBitsPerKey,
-                                    kMaxCompactBitsPerKey + 0.01,
-                                    1e300};
-  const uint8_t mode = in.ConsumeIntegral<uint8_t>();
-  if (mode < std::size(kOdd)) return kOdd[mode];
-  return in.ConsumeFloatingPointInRange<double>(4.0, 34.0);
-}
-
 Case ReadCase(FuzzedDataProvider& in) {
   Case c;
-  c.bits_per_key = ChooseBitsPerKey(in);
+  c.bits_per_key = fuzz::ChooseBitsPerKey(in, kMinCompactBitsPerKey, kMaxCompactBitsPerKey, 4.0, 34.0);
   c.seed = in.ConsumeIntegral<uint32_t>();
   const uint8_t layers = in.ConsumeIntegral<uint8_t>();
   if (layers < 32) c.max_layers = 1 + layers % 8;

@@ -50,26 +50,9 @@ struct Case {
   std::vector<std::string> probes;  // keys queried but not (necessarily) inserted
 };
 
-double ChooseBitsPerKey(FuzzedDataProvider& in) {
-  // A few values that must be clamped or defaulted, otherwise a plain range.
-  static constexpr double kOdd[] = {std::numeric_limits<double>::quiet_NaN(),
-                                    std::numeric_limits<double>::infinity(),
-                                    -std::numeric_limits<double>::infinity(),
-                                    0.0,
-                                    -1.0,
-                                    0.999,
-                                    1.0,
-                                    100.0,
-                                    100.001,
-                                    1e300};
-  const uint8_t mode = in.ConsumeIntegral<uint8_t>();
-  if (mode < std::size(kOdd)) return kOdd[mode];
-  return in.ConsumeFloatingPointInRange<double>(0.5, 40.0);
-}
-
 Case ReadCase(FuzzedDataProvider& in) {
   Case c;
-  c.options.bits_per_key = ChooseBitsPerKey(in);
+  c.options.bits_per_key = fuzz::ChooseBitsPerKey(in, kMinBitsPerKey, kMaxBitsPerKey, 0.5, 40.0);
   c.options.num_probes = in.ConsumeIntegralInRange<int>(-3, 30);
   c.options.seed = in.ConsumeIntegral<uint32_t>();
   // Lead bytes for one case in four, taken from the seed so that the corpus

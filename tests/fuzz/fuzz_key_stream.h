@@ -1,9 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The key stream of the filter-building fuzz targets: each entry is a key
-// or a 64-bit hash passed to AddHash directly (callers that hash their own
-// keys do that); bulk hashes come from SplitMix64, so a short input can
-// build a filter of thousands of keys.
+// What the filter-building fuzz targets read from their input: the bits
+// per key, and the key stream, whose entries are keys or 64-bit hashes
+// passed to AddHash directly (callers that hash their own keys do that);
+// bulk hashes come from SplitMix64, so a short input can build a filter of
+// thousands of keys.
 
 #pragma once
 
@@ -11,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +27,24 @@ struct Entry {
   std::string key;
   uint64_t hash = 0;
 };
+
+// A bits-per-key setting: one of a few values that a builder clamping to
+// [min, max] must clamp or default, otherwise a plain value in [lo, hi].
+inline double ChooseBitsPerKey(FuzzedDataProvider& in, double min, double max, double lo, double hi) {
+  const double odd[] = {std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity(),
+                        -std::numeric_limits<double>::infinity(),
+                        0.0,
+                        -1.0,
+                        min - 0.001,
+                        min,
+                        max,
+                        max + 0.001,
+                        1e300};
+  const uint8_t mode = in.ConsumeIntegral<uint8_t>();
+  if (mode < std::size(odd)) return odd[mode];
+  return in.ConsumeFloatingPointInRange<double>(lo, hi);
+}
 
 inline uint64_t SplitMix64(uint64_t& state) {
   uint64_t z = (state += 0x9E3779B97F4A7C15u);
