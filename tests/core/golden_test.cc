@@ -41,6 +41,7 @@
 #include "linebloom/filter_reader.h"
 #include "linebloom/kernel.h"
 #include "linebloom/key_hash.h"
+#include "support/golden_keys.h"
 #include "support/reference_filter.h"
 
 namespace linebloom {
@@ -50,24 +51,9 @@ void PrintTo(Kernel kernel, std::ostream* os) { *os << KernelName(kernel); }
 
 namespace {
 
-// Keys are "<prefix><decimal index>"; raw hashes come from mt19937_64, whose
-// output sequence the C++ standard fixes, so both are the same everywhere.
-std::string Named(std::string_view prefix, uint64_t i) { return std::string(prefix).append(std::to_string(i)); }
-
-std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> hashes(n);
-  for (auto& h : hashes) h = rng();
-  return hashes;
-}
-
-std::string Xxh128Hex(std::string_view bytes) {
-  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-  char out[33];
-  std::snprintf(out, sizeof out, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
-                static_cast<unsigned long long>(h.low64));
-  return out;
-}
+using golden::Named;
+using golden::RandomHashes;
+using golden::Xxh128Hex;
 
 // A filter built from string keys or from raw hashes (`raw_hashes`).
 struct GoldenCase {

@@ -25,6 +25,7 @@
 
 #include "fuzz_check.h"
 #include "fuzz_kernels.h"
+#include "fuzz_key_stream.h"
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_format.h"
@@ -37,13 +38,10 @@ namespace {
 
 namespace ref = reference;
 
-// One element of the fuzzer's key stream: a key, or a 64-bit hash passed to
-// AddHash directly (callers that hash their own keys do that).
-struct Entry {
-  bool is_hash = false;
-  std::string key;
-  uint64_t hash = 0;
-};
+using fuzz::DistinctAdjacent;
+using fuzz::Entry;
+using fuzz::HashOf;
+using fuzz::SplitMix64;
 
 struct Case {
   FilterOptions options;
@@ -52,33 +50,9 @@ struct Case {
   std::vector<std::string> probes;  // keys queried but not (necessarily) inserted
 };
 
-double ChooseBitsPerKey(FuzzedDataProvider& in) {
-  // A few values that must be clamped or defaulted, otherwise a plain range.
-  static constexpr double kOdd[] = {std::numeric_limits<double>::quiet_NaN(),
-                                    std::numeric_limits<double>::infinity(),
-                                    -std::numeric_limits<double>::infinity(),
-                                    0.0,
-                                    -1.0,
-                                    0.999,
-                                    1.0,
-                                    100.0,
-                                    100.001,
-                                    1e300};
-  const uint8_t mode = in.ConsumeIntegral<uint8_t>();
-  if (mode < std::size(kOdd)) return kOdd[mode];
-  return in.ConsumeFloatingPointInRange<double>(0.5, 40.0);
-}
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15u);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-  return z ^ (z >> 31);
-}
-
 Case ReadCase(FuzzedDataProvider& in) {
   Case c;
-  c.options.bits_per_key = ChooseBitsPerKey(in);
+  c.options.bits_per_key = fuzz::ChooseBitsPerKey(in, kMinBitsPerKey, kMaxBitsPerKey, 0.5, 40.0);
   c.options.num_probes = in.ConsumeIntegralInRange<int>(-3, 30);
   c.options.seed = in.ConsumeIntegral<uint32_t>();
   // Lead bytes for one case in four, taken from the seed so that the corpus
@@ -98,41 +72,16 @@ Case ReadCase(FuzzedDataProvider& in) {
     c.inserted.push_back({.is_hash = true, .hash = h});
   }
 
-  // Then the fuzzer's own keys: each is inserted, inserted twice in a row
-  // (the builder drops adjacent repeats), passed as a raw hash, or probed.
-  while (in.remaining_bytes() > 0 && c.inserted.size() + c.probes.size() < 12000) {
-    const uint8_t what = in.ConsumeIntegralInRange<uint8_t>(0, 3);
-    std::string key = in.ConsumeRandomLengthString(80);
-    switch (what) {
-      case 0: c.inserted.push_back({.key = key}); break;
-      case 1:
-        c.inserted.push_back({.key = key});
-        c.inserted.push_back({.key = key});
-        break;
-      case 2: c.inserted.push_back({.is_hash = true, .hash = ref::Hash(key, c.options.seed) ^ 1}); break;
-      default: c.probes.push_back(std::move(key)); break;
-    }
-  }
+  // Then the fuzzer's own keys.
+  fuzz::ReadFuzzerKeys(in, c.options.seed, 12000, 80, &c.inserted, &c.probes);
   return c;
 }
-
-uint64_t HashOf(const Entry& e, uint32_t seed) { return e.is_hash ? e.hash : ref::Hash(e.key, seed); }
 
 void AddAll(const Case& c, FilterBuilder& builder) {
   for (const Entry& e : c.inserted) {
     if (e.is_hash) builder.AddHash(e.hash);
     else builder.AddKey(e.key);
   }
-}
-
-// The hashes a builder keeps: one per entry, adjacent repeats dropped.
-std::vector<uint64_t> DistinctAdjacent(const Case& c) {
-  std::vector<uint64_t> out;
-  for (const Entry& e : c.inserted) {
-    const uint64_t h = HashOf(e, c.options.seed);
-    if (out.empty() || out.back() != h) out.push_back(h);
-  }
-  return out;
 }
 
 void CheckOptions(const FilterOptions& o, int builder_probes) {
@@ -219,7 +168,7 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   builder.SetLeadBytes(c.lead);
   CheckOptions(c.options, builder.num_probes());
   AddAll(c, builder);
-  const std::vector<uint64_t> distinct = DistinctAdjacent(c);
+  const std::vector<uint64_t> distinct = DistinctAdjacent(c.inserted, c.options.seed);
   FUZZ_CHECK(builder.NumKeys() == distinct.size(), "NumKeys counts entries minus adjacent repeats");
   const size_t num_blocks = NumBlocksFor(distinct.size(), c.options.EffectiveBitsPerKey());
   CheckSize(distinct.size(), c.options.EffectiveBitsPerKey(), num_blocks);

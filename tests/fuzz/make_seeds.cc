@@ -6,7 +6,11 @@
 //                             the fuzzer starts on both sides of every check;
 //   fuzz_filter_differential/ inputs laid out the way that target reads them
 //                             (FuzzedDataProvider: keys from the front,
-//                             parameters from the back).
+//                             parameters from the back);
+//   fuzz_compact_filter/      compact filters (first byte 0: bytes as a
+//                             filter), valid and broken in each reader
+//                             check, and key sets laid out as that target
+//                             reads them (first byte 1).
 // Deterministic: the same program writes the same bytes.
 //
 // Usage: fuzz_make_seeds CORPUS_DIR   (tests/fuzz/make_seeds.sh runs it)
@@ -19,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "linebloom/compact_filter.h"
 #include "linebloom/filter_builder.h"
 
 namespace {
@@ -122,6 +127,77 @@ void WriteDifferentialSeeds(const fs::path& dir) {
   Write(dir, "empty_input", "");
 }
 
+std::string BuildCompact(int num_keys, double bits_per_key, uint32_t seed) {
+  linebloom::CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = seed});
+  for (int i = 0; i < num_keys; ++i) builder.AddKey(Key("key", i));
+  return builder.Finish();
+}
+
+// Mode (a) of fuzz_compact_filter: a 0 byte, then the filter.
+void WriteCompactFilterSeeds(const fs::path& dir) {
+  struct Shape {
+    const char* name;
+    int keys;
+    double bits_per_key;
+    uint32_t seed;
+  };
+  const Shape shapes[] = {
+      {"one_key", 1, 10, 0},
+      {"keys50_bpk6", 50, 6, 1},
+      {"keys2000_bpk6", 2000, 6, 2},
+      {"keys300_bpk16", 300, 16, 3},
+      {"keys200_bpk5_5", 200, 5.5, 4},
+      {"keys100_bpk30", 100, 30, 5},
+      {"keys5000_bpk7_75", 5000, 7.75, 6},
+  };
+  for (const Shape& s : shapes) {
+    Write(dir, std::string("filter_").append(s.name), '\0' + BuildCompact(s.keys, s.bits_per_key, s.seed));
+  }
+  Write(dir, "filter_bloom_v1", '\0' + BuildFilter(100, 10, 0, 1));
+  // One filter of two layers broken in each field the reader checks.
+  const std::string good = BuildCompact(2000, 6, 9);
+  const size_t t = good.size() - 16;
+  auto broken = [&](const char* name, size_t at, char value) {
+    std::string b = good;
+    b[at] = value;
+    Write(dir, std::string("broken_").append(name), '\0' + b);
+  };
+  broken("magic", t + 8, 'X');
+  broken("version2", t + 7, 2);
+  broken("hash_scheme1", t + 5, 1);
+  broken("r4", t + 4, 4);
+  broken("r28", t + 4, 28);
+  broken("layers9", t + 6, 9);
+  broken("zero_lines", t - 8, 0);  // L_0's low byte: L_0 < 256 here
+  broken("checksum", t + 12, static_cast<char>(good[t + 12] ^ 1));
+  broken("body_bit", 0, static_cast<char>(good[0] ^ 0x10));
+  broken("threshold0", 63, static_cast<char>(good[63] & 0x80));
+  Write(dir, "broken_size", '\0' + good.substr(1));
+  Write(dir, "broken_no_layer_table", '\0' + good.substr(t));
+  Write(dir, "broken_too_short", '\0' + good.substr(t + 1));
+}
+
+// Mode (b): a 1 byte, then keys from the front and, from the back: bits-
+// per-key mode, (a double), seed, layer limit, bulk count, bulk state, one
+// "what" byte per key.
+void WriteCompactBuildSeeds(const fs::path& dir) {
+  std::vector<std::string> keys;
+  for (int i = 0; i < 40; ++i) keys.push_back(Key("user:", i));
+  std::vector<uint8_t> plain = {200, 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0xFF, 0x03, 0xE8};
+  for (int i = 0; i < 8; ++i) plain.push_back(static_cast<uint8_t>(0x11 * i));
+  for (size_t i = 0; i < keys.size(); ++i) plain.push_back(static_cast<uint8_t>(i % 4));
+  Write(dir, "build_keys_40", '\x01' + DifferentialInput(keys, plain));
+  // 5.49 bits per key (clamped to 5.5), 1,200 bulk hashes.
+  std::vector<uint8_t> low = {5, 0, 0, 0, 4, 0xFF, 0x04, 0xB0, 1, 2, 3, 4, 5, 6, 7, 8};
+  Write(dir, "build_bulk_low_bits", '\x01' + DifferentialInput({"a"}, low));
+  // A limit of one layer: the build falls back to a Bloom filter.
+  std::vector<uint8_t> one_layer = {200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0x04, 0xB0, 9, 9, 9, 9, 9, 9, 9, 9};
+  Write(dir, "build_one_layer", '\x01' + DifferentialInput({"x", "y"}, one_layer));
+  std::vector<uint8_t> nan_bits = {0, 0, 0, 0, 0, 0xFF, 0, 0};
+  Write(dir, "build_nan_bits_per_key", '\x01' + DifferentialInput({"a", "b", "a"}, nan_bits));
+  Write(dir, "build_empty", "\x01");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,5 +208,7 @@ int main(int argc, char** argv) {
   const fs::path corpus = corpus_dir;
   WriteParseSeeds(corpus / "fuzz_filter_parse");
   WriteDifferentialSeeds(corpus / "fuzz_filter_differential");
+  WriteCompactFilterSeeds(corpus / "fuzz_compact_filter");
+  WriteCompactBuildSeeds(corpus / "fuzz_compact_filter");
   return 0;
 }

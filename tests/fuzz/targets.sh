@@ -3,6 +3,7 @@
 LINEBLOOM_FUZZ_TARGETS=(
   fuzz_filter_parse
   fuzz_filter_differential
+  fuzz_compact_filter
   fuzz_sstable_reader
   fuzz_kvstore_recovery
 )

@@ -1,0 +1,279 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Golden values for the compact filter, format version 3. Filters on disk
+// outlive the code that wrote them, so a change to where a key lands (the
+// hash, h_i, the line or order), to what it reads there (row, fingerprint,
+// planes), to the layer table or to the trailer must fail a test rather
+// than quietly make old filters answer "no" for keys they hold.
+//
+// Each case (named keys "key<i>" or mt19937_64 hashes, whose sequence the
+// C++ standard fixes, at several bits per key and key counts) pins:
+//   * the whole filter: XXH3-128 of its bytes, its size and layer count;
+//   * the reader: the indices of the first false positives in a fixed
+//     sequence of absent queries (single and batch paths).
+// and checks, against the independent model of docs/FORMAT.md
+// (tests/support/reference_compact.h), that every stored key answers true
+// and is answered before the last layer runs out, that the reader answers
+// as the model for every stored key and the first absent queries, and
+// that the layer table and the spare bits of each line are what FORMAT.md
+// says a builder writes. The golden values were computed once and checked
+// against the model; a mismatch means the format changed, which needs a new
+// format version (or hash-scheme id), not a new golden value.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "linebloom/compact_filter.h"
+#include "linebloom/compact_math.h"
+#include "linebloom/filter_options.h"
+#include "support/golden_keys.h"
+#include "support/reference_compact.h"
+
+namespace linebloom {
+namespace {
+
+namespace model = reference::compact;
+
+using golden::Named;
+using golden::RandomHashes;
+using golden::Xxh128Hex;
+
+struct GoldenCase {
+  const char* name;
+  double bits_per_key;
+  uint32_t seed;
+  size_t num_keys;
+  bool raw_hashes;
+  const char* xxh128;  // of the whole filter
+  size_t size;
+  int num_layers;
+  std::vector<size_t> first_false_positives;  // indices into the absent queries
+};
+
+constexpr size_t kFalsePositivesPinned = 8;
+constexpr size_t kMaxAbsentQueries = size_t{1} << 21;
+// Absent queries the model answers too (it is slow: one bit at a time).
+constexpr size_t kAbsentCheckedByModel = 4096;
+
+const std::vector<GoldenCase>& Cases() {
+  // One case per two lines, a table (so not left to clang-format).
+  // clang-format off
+  static const std::vector<GoldenCase> cases = {
+      {"OneKey", 7.75, 1, 1, false,
+       "ebd57d660656e5e1aa41964aee7732c9", 84, 1, {749, 833, 1688, 2424, 2463, 2755, 3822, 4537}},
+      {"FiftyKeysAt6", 6, 2, 50, false,
+       "f3685dced10dfcd6808d1d24e4660906", 84, 1, {88, 175, 629, 694, 855, 949, 1065, 1155}},
+      {"FiftyHashesAt11_5", 11.5, 3, 50, true,
+       "02292a6cae547152d4c5839a6868e59f", 148, 1, {65030, 132763, 148150, 174205, 224147, 308614, 339975, 340022}},
+      {"FiveThousandKeysAt6", 6, 4, 5000, false,
+       "7aa1861e5cf9cbdcdea0d4473d804193", 3864, 2, {28, 67, 181, 197, 205, 333, 379, 392}},
+      {"FiveThousandKeysAt7_75", 7.75, 5, 5000, false,
+       "113650ba5afe92dff62b7a3c710e67f5", 4888, 2, {147, 293, 334, 389, 538, 693, 697, 855}},
+      {"FiveThousandHashesAt11_5", 11.5, 6, 5000, true,
+       "3dbbb20abd123c9a1dae04f5a296422f", 7256, 2, {949, 2209, 2405, 3159, 3409, 3964, 7133, 7627}},
+      {"FiveThousandKeysAt16", 16, 7, 5000, false,
+       "c116603efeffcfd88ad6acc0e9d484c1", 10204, 3, {6607, 7289, 7968, 13655, 13679, 17079, 39018, 73789}},
+      {"TwoHundredThousandHashesAt6", 6, 8, 200000, true,
+       "81e8b3a6c649a5c6a3691296069cdceb", 150040, 2, {48, 95, 96, 170, 203, 224, 332, 401}},
+      {"TwoHundredThousandKeysAt7_75", 7.75, 9, 200000, false,
+       "443541b0a2736f62ea49424d1a0c8d04", 194080, 4, {286, 444, 592, 997, 1085, 1321, 1783, 2076}},
+      {"TwoHundredThousandKeysAt11_5", 11.5, 0x5eed, 200000, false,
+       "cc623ad69a8a3d13eb10213952e6b43a", 287968, 4, {383, 1327, 2101, 2830, 3770, 3807, 4031, 4619}},
+      {"TwoHundredThousandHashesAt16", 16, 10, 200000, true,
+       "f4a99e6a2613c60fdbb45e20cf0bf34d", 400608, 4, {15142, 23512, 23609, 26742, 38913, 56288, 59433, 64172}},
+  };
+  // clang-format on
+  return cases;
+}
+
+struct Built {
+  std::string bytes;
+  std::vector<uint64_t> hashes;
+};
+
+Built Build(const GoldenCase& c) {
+  CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
+  Built built;
+  if (c.raw_hashes) {
+    built.hashes = RandomHashes(c.seed, c.num_keys);
+    for (uint64_t h : built.hashes) builder.AddHash(h);
+  } else {
+    for (size_t i = 0; i < c.num_keys; ++i) {
+      const std::string key = Named("key", i);
+      builder.AddKey(key);
+      built.hashes.push_back(reference::Hash(key, c.seed));
+    }
+  }
+  built.bytes = builder.Finish();
+  EXPECT_EQ(builder.fallback_reason(), "");
+  return built;
+}
+
+// One chunk of the absent queries, from `start`: keys "absent<i>", or
+// hashes from mt19937_64 seeded with ~seed.
+struct AbsentChunk {
+  std::vector<std::string> keys;
+  std::vector<uint64_t> hashes;
+};
+
+AbsentChunk Absent(const GoldenCase& c, size_t start, size_t n) {
+  AbsentChunk chunk;
+  if (c.raw_hashes) {
+    std::mt19937_64 rng(~uint64_t{c.seed});
+    rng.discard(start);
+    for (size_t i = 0; i < n; ++i) chunk.hashes.push_back(rng());
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      chunk.keys.push_back(Named("absent", start + i));
+      chunk.hashes.push_back(reference::Hash(chunk.keys.back(), c.seed));
+    }
+  }
+  return chunk;
+}
+
+// The indices of the first kFalsePositivesPinned absent queries the reader
+// answers "may contain"; single and batch paths must agree, and the model
+// must agree on the first kAbsentCheckedByModel queries and on every hit.
+std::vector<size_t> FirstFalsePositives(const GoldenCase& c, const CompactFilterReader& reader,
+                                        const model::Filter& f) {
+  constexpr size_t kChunk = 4096;
+  std::vector<size_t> found;
+  for (size_t start = 0; start < kMaxAbsentQueries && found.size() < kFalsePositivesPinned; start += kChunk) {
+    const AbsentChunk chunk = Absent(c, start, kChunk);
+    auto batch = std::make_unique<bool[]>(kChunk);
+    if (!c.raw_hashes) {
+      const std::vector<std::string_view> views(chunk.keys.begin(), chunk.keys.end());
+      reader.MayContainBatch(views, std::span<bool>(batch.get(), kChunk));
+    }
+    for (size_t i = 0; i < kChunk; ++i) {
+      const bool single = c.raw_hashes ? reader.MayContainHash(chunk.hashes[i]) : reader.MayContain(chunk.keys[i]);
+      const bool by_hash = reader.MayContainHash(chunk.hashes[i]);
+      if (by_hash != single || (!c.raw_hashes && batch[i] != single)) {
+        ADD_FAILURE() << "query paths disagree at absent query " << start + i;
+        return found;
+      }
+      if ((start + i < kAbsentCheckedByModel || single) && model::MayContainHash(f, chunk.hashes[i]) != single) {
+        ADD_FAILURE() << "the reader and the model disagree at absent query " << start + i;
+        return found;
+      }
+      if (single && found.size() < kFalsePositivesPinned) found.push_back(start + i);
+    }
+  }
+  return found;
+}
+
+// Every stored key: true from every path and from the model, answered by a
+// layer (never bumped out of the last). Returns the keys that reach each
+// layer (n_0 = all of them, n_i = those bumped out of layer i - 1).
+std::vector<size_t> CheckStoredKeys(const GoldenCase& c, const Built& built, const CompactFilterReader& reader,
+                                    const model::Filter& f) {
+  std::vector<size_t> reaching(f.lines.size() + 1, 0);
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < built.hashes.size(); ++i) {
+    const uint64_t h = built.hashes[i];
+    const model::Answer a = model::Query(f, h);
+    EXPECT_TRUE(a.may_contain) << "the model misses stored key " << i;
+    EXPECT_LT(a.layer, static_cast<int>(f.lines.size())) << "stored key " << i << " bumped out of the last layer";
+    for (int layer = 0; layer <= a.layer; ++layer) ++reaching[layer];
+    EXPECT_TRUE(reader.MayContainHash(h)) << "false negative, stored key " << i;
+    if (!c.raw_hashes) keys.push_back(Named("key", i));
+  }
+  if (!c.raw_hashes) {
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    auto batch = std::make_unique<bool[]>(keys.size() + 1);
+    reader.MayContainBatch(views, std::span<bool>(batch.get(), keys.size()));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      EXPECT_TRUE(reader.MayContain(keys[i])) << "false negative, key " << keys[i];
+      EXPECT_TRUE(batch[i]) << "false negative (batch), key " << keys[i];
+    }
+  }
+  reaching.pop_back();
+  return reaching;
+}
+
+// FORMAT.md, "What the builder writes": the first layer has
+// ceil(n / lambda) lines, each next one ceil(n_i / lambda); r and lambda
+// from CompactShapeFor.
+void CheckLayerTable(const GoldenCase& c, const model::Filter& f, const std::vector<size_t>& reaching) {
+  if (c.num_keys == 0) {
+    EXPECT_TRUE(f.lines.empty());
+    return;
+  }
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, c.num_keys);
+  EXPECT_EQ(f.r, shape.fingerprint_bits);
+  for (size_t i = 0; i < f.lines.size(); ++i) {
+    EXPECT_EQ(f.lines[i], CompactFirstLayerLines(reaching[i], shape.keys_per_line)) << "layer " << i;
+  }
+}
+
+// The bits after plane R - 1 (up to bit 504) of every line are 0.
+void CheckSpareBitsAreZero(const model::Filter& f) {
+  uint64_t total_lines = 0;
+  for (uint32_t lines : f.lines) total_lines += lines;
+  for (uint64_t i = 0; i < total_lines; ++i) {
+    const unsigned char* line = f.bytes + i * model::kLineBytes;
+    const int planes = (line[63] & 0x80) ? f.r + 1 : f.r;
+    for (int bit = planes * (504 / planes); bit < 504; ++bit) {
+      ASSERT_FALSE(model::Bit(line, static_cast<size_t>(bit))) << "line " << i << " bit " << bit;
+    }
+  }
+}
+
+class CompactGolden : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(CompactGolden, WholeFilterAndFirstFalsePositivesArePinned) {
+  const GoldenCase& c = Cases()[GetParam()];
+  const Built built = Build(c);
+  EXPECT_EQ(Xxh128Hex(built.bytes), c.xxh128);
+  EXPECT_EQ(built.bytes.size(), c.size);
+  ASSERT_EQ(DetectFilterKind(built.bytes), FilterKind::kCompact);
+  CompactFilterReader reader;
+  ASSERT_TRUE(CompactFilterReader::Parse(built.bytes, &reader).ok());
+  model::Filter f;
+  ASSERT_EQ(model::Parse(built.bytes, /*verify_checksum=*/true, &f), 0) << "the model rejects the filter";
+  EXPECT_EQ(reader.num_layers(), c.num_layers);
+  ASSERT_EQ(static_cast<int>(f.lines.size()), reader.num_layers());
+  EXPECT_EQ(reader.fingerprint_bits(), f.r);
+  EXPECT_EQ(reader.seed(), f.seed);
+  for (int i = 0; i < reader.num_layers(); ++i) EXPECT_EQ(reader.num_lines(i), f.lines[i]);
+
+  CheckLayerTable(c, f, CheckStoredKeys(c, built, reader, f));
+  CheckSpareBitsAreZero(f);
+  EXPECT_EQ(FirstFalsePositives(c, reader, f), c.first_false_positives);
+}
+
+// A filter of no keys: 0 layers, and like every filter a trailer that
+// passes FORMAT.md's checks (r in 5..27 included). It answers "no" to
+// everything. Its bytes are pinned with the other cases once this holds.
+TEST(CompactGoldenEmpty, EmptyFilterParsesAndAnswersNo) {
+  CompactFilterBuilder builder({.bits_per_key = 10});
+  const std::string bytes = builder.Finish();
+  EXPECT_EQ(bytes.size(), model::kTrailerBytes);
+  EXPECT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
+  model::Filter f;
+  EXPECT_EQ(model::Parse(bytes, /*verify_checksum=*/true, &f), 0) << "FORMAT.md's checks reject the empty filter";
+  CompactFilterReader reader;
+  const ParseResult result = CompactFilterReader::Parse(bytes, &reader);
+  ASSERT_TRUE(result.ok()) << result.message();
+  EXPECT_EQ(reader.num_layers(), 0);
+  for (uint64_t i = 0; i < 1000; ++i) {
+    const std::string key = Named("absent", i);
+    EXPECT_FALSE(reader.MayContain(key)) << key;
+    EXPECT_FALSE(model::MayContain(f, key)) << key;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Version3, CompactGolden, ::testing::Range(size_t{0}, Cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& param_info) {
+                           return std::string(Cases()[param_info.param].name);
+                         });
+
+}  // namespace
+}  // namespace linebloom

@@ -1,0 +1,281 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Differential fuzz target for the compact filter (format version 3),
+// against the independent model of docs/FORMAT.md
+// (tests/support/reference_compact.h). The first input byte picks one of:
+//  (a) even: the rest of the input is a filter, as read from a damaged or
+//      hostile file. CompactFilterReader::Parse accepts or rejects it as
+//      the model's reader checks do, with the error of the first failing
+//      check, with and without checksum verification, and a failed Parse
+//      leaves the reader untouched; DetectFilterKind and the Bloom reader
+//      agree with the trailer's version byte. When it parses (checksum
+//      off), every query (single, hash, batch) on keys and hashes cut from
+//      the input answers what the model answers.
+//  (b) odd: the rest is a key set (fuzzer keys and raw hashes, plus bulk
+//      hashes), a bits-per-key setting (NaN, +-inf and out-of-range values
+//      included), a seed and a layer limit. The target builds the filter
+//      and checks: no stored key is ever answered "no" by any path, or by
+//      the model; the reader answers as the model on absent keys; the
+//      layer table and r are what FORMAT.md says the builder writes
+//      (CompactShapeFor, ceil(n_i / lambda) per layer), and the bits after
+//      the planes are 0; a reused builder writes the same bytes; a build
+//      over the layer limit is a Bloom filter of the same keys.
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fuzz_check.h"
+#include "fuzz_key_stream.h"
+#include "linebloom/compact_filter.h"
+#include "linebloom/compact_math.h"
+#include "linebloom/filter_reader.h"
+#include "support/compact_checks.h"
+#include "support/reference_compact.h"
+
+namespace linebloom {
+namespace {
+
+namespace model = reference::compact;
+
+// ---- (a) bytes as a filter ----
+
+struct Sentinel {
+  std::string bytes;
+  CompactFilterReader reader;
+};
+
+const Sentinel& TheSentinel() {
+  static const Sentinel* s = [] {
+    auto* out = new Sentinel;
+    CompactFilterBuilder b({.bits_per_key = 9, .seed = 77});
+    for (int i = 0; i < 300; ++i) b.AddKey("sentinel" + std::to_string(i));
+    out->bytes = b.Finish();
+    FUZZ_CHECK(CompactFilterReader::Parse(out->bytes, &out->reader).ok(), "the sentinel filter parses");
+    return out;
+  }();
+  return *s;
+}
+
+bool Unchanged(const CompactFilterReader& r) {
+  const CompactFilterReader& s = TheSentinel().reader;
+  if (r.num_layers() != s.num_layers() || r.fingerprint_bits() != s.fingerprint_bits() || r.seed() != s.seed()) {
+    return false;
+  }
+  for (int i = 0; i < s.num_layers(); ++i) {
+    if (r.num_lines(i) != s.num_lines(i)) return false;
+  }
+  return r.MayContain("sentinel0") && r.MayContain("sentinel299");
+}
+
+bool ParseAndCheckVerdict(std::string_view bytes, bool verify, CompactFilterReader* out) {
+  CompactFilterReader reader = TheSentinel().reader;
+  const ParseResult result = CompactFilterReader::Parse(bytes, &reader, {.verify_checksum = verify});
+  FUZZ_CHECK(result.error == model::ExpectedParseError(bytes, verify),
+             "Parse reports the first failing check of FORMAT.md");
+  FUZZ_CHECK(result.message() != nullptr && result.message()[0] != '\0', "every verdict has a message");
+  if (!result.ok()) {
+    FUZZ_CHECK(Unchanged(reader), "a failed Parse leaves the reader unchanged");
+    return false;
+  }
+  *out = reader;
+  return true;
+}
+
+// Queries cut from the input: windows of it as keys, its 8-byte words and
+// the edge values as hashes.
+void CheckQueriesFromInput(std::string_view bytes, const CompactFilterReader& reader, const model::Filter& f) {
+  std::vector<std::string_view> keys{std::string_view()};
+  for (size_t i = 1; i < 48 && !bytes.empty(); ++i) keys.push_back(bytes.substr((i * 97) % bytes.size(), i % 33));
+  auto batch = std::make_unique<bool[]>(keys.size());
+  reader.MayContainBatch(keys, std::span<bool>(batch.get(), keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const bool single = reader.MayContain(keys[i]);
+    FUZZ_CHECK(single == model::MayContain(f, keys[i]), "MayContain follows the format");
+    FUZZ_CHECK(batch[i] == single, "MayContainBatch == MayContain");
+  }
+  std::vector<uint64_t> hashes{0, ~uint64_t{0}, uint64_t{1} << 63, 0xFFFFFFFFu};
+  for (size_t at = 0; at + 8 <= bytes.size() && hashes.size() < 64; at += 8) {
+    uint64_t h;
+    std::memcpy(&h, bytes.data() + at, 8);
+    hashes.push_back(h);
+  }
+  for (uint64_t h : hashes) FUZZ_CHECK(reader.MayContainHash(h) == model::MayContainHash(f, h), "hash query");
+}
+
+void CheckBytesAsFilter(std::string_view bytes) {
+  CompactFilterReader checked, unchecked;
+  const bool ok_checked = ParseAndCheckVerdict(bytes, /*verify=*/true, &checked);
+  const bool ok_unchecked = ParseAndCheckVerdict(bytes, /*verify=*/false, &unchecked);
+  FUZZ_CHECK(!ok_checked || ok_unchecked, "verification only ever rejects more");
+  const FilterKind kind = model::ExpectedKind(bytes);
+  FUZZ_CHECK(DetectFilterKind(bytes) == kind, "DetectFilterKind reads the version byte");
+  if (kind == FilterKind::kCompact) {
+    FilterReader bloom;
+    FUZZ_CHECK(FilterReader::Parse(bytes, &bloom, {.verify_checksum = false}).error == ParseError::kUnsupportedVersion,
+               "the Bloom reader rejects version 3");
+  }
+  if (!ok_unchecked) return;
+  model::Filter f;
+  FUZZ_CHECK(model::Parse(bytes, /*verify_checksum=*/false, &f) == 0, "the model parses it too");
+  FUZZ_CHECK(unchecked.num_layers() == static_cast<int>(f.lines.size()), "num_layers is M");
+  FUZZ_CHECK(unchecked.fingerprint_bits() == f.r && unchecked.seed() == f.seed, "r and seed from the trailer");
+  for (int i = 0; i < unchecked.num_layers(); ++i) FUZZ_CHECK(unchecked.num_lines(i) == f.lines[i], "L_i");
+  CheckQueriesFromInput(bytes, unchecked, f);
+}
+
+// ---- (b) a key set, built ----
+
+using fuzz::DistinctAdjacent;
+using fuzz::Entry;
+using fuzz::SplitMix64;
+
+struct Case {
+  double bits_per_key = 0;
+  uint32_t seed = 0;
+  int max_layers = 8;
+  std::vector<Entry> inserted;
+  std::vector<std::string> probes;
+  uint64_t absent_state = 0;  // for absent raw hashes
+};
+
+Case ReadCase(FuzzedDataProvider& in) {
+  Case c;
+  c.bits_per_key = fuzz::ChooseBitsPerKey(in, kMinCompactBitsPerKey, kMaxCompactBitsPerKey, 4.0, 34.0);
+  c.seed = in.ConsumeIntegral<uint32_t>();
+  const uint8_t layers = in.ConsumeIntegral<uint8_t>();
+  if (layers < 32) c.max_layers = 1 + layers % 8;
+  // Bulk hashes: filters of several lines and layers without a large input.
+  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1200);
+  uint64_t state = in.ConsumeIntegral<uint64_t>();
+  for (uint16_t i = 0; i < bulk; ++i) c.inserted.push_back({.is_hash = true, .hash = SplitMix64(state)});
+  c.absent_state = state;
+  fuzz::ReadFuzzerKeys(in, c.seed, 6000, 64, &c.inserted, &c.probes);
+  // A filter of no keys is covered by compact_golden_test.
+  if (c.inserted.empty()) c.inserted.push_back({.key = ""});
+  return c;
+}
+
+std::string Build(const Case& c, CompactFilterBuilder& builder) {
+  for (const Entry& e : c.inserted) {
+    if (e.is_hash) builder.AddHash(e.hash);
+    else builder.AddKey(e.key);
+  }
+  FUZZ_CHECK(builder.NumKeys() == DistinctAdjacent(c.inserted, c.seed).size(),
+             "NumKeys counts entries minus adjacent repeats");
+  std::string bytes = builder.Finish();
+  FUZZ_CHECK(builder.NumKeys() == 0, "Finish resets the builder");
+  return bytes;
+}
+
+void CheckBloomFallback(const Case& c, std::string_view bytes) {
+  FUZZ_CHECK(DetectFilterKind(bytes) == FilterKind::kBloom, "a fallback is a Bloom filter");
+  CompactFilterReader compact;
+  FUZZ_CHECK(CompactFilterReader::Parse(bytes, &compact).error == ParseError::kUnsupportedVersion,
+             "the compact reader rejects the fallback's version");
+  FilterReader reader;
+  FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "the fallback parses");
+  for (const Entry& e : c.inserted) {
+    FUZZ_CHECK(e.is_hash ? reader.MayContainHash(e.hash) : reader.MayContain(e.key), "no false negative (fallback)");
+  }
+}
+
+// The layer table, r and the spare bits, as FORMAT.md says a builder
+// writes them; `reaching[i]` is the number of keys that reach layer i.
+void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>& reaching) {
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, reaching[0]);
+  FUZZ_CHECK(f.r == shape.fingerprint_bits, "r from CompactShapeFor");
+  FUZZ_CHECK(static_cast<int>(f.lines.size()) <= c.max_layers, "no more layers than allowed");
+  uint64_t total = 0;
+  for (size_t i = 0; i < f.lines.size(); ++i) {
+    FUZZ_CHECK(reaching[i] > 0, "no layer without keys");
+    FUZZ_CHECK(f.lines[i] == CompactFirstLayerLines(reaching[i], shape.keys_per_line), "L_i = ceil(n_i / lambda)");
+    total += f.lines[i];
+  }
+  for (uint64_t i = 0; i < total; ++i) {
+    const unsigned char* line = f.bytes + i * model::kLineBytes;
+    const int planes = (line[63] & 0x80) ? f.r + 1 : f.r;
+    for (int bit = planes * (504 / planes); bit < 504; ++bit) FUZZ_CHECK(!model::Bit(line, bit), "spare bits are 0");
+  }
+}
+
+void CheckCompact(const Case& c, std::string_view bytes) {
+  FUZZ_CHECK(DetectFilterKind(bytes) == FilterKind::kCompact, "a compact build is a compact filter");
+  CompactFilterReader reader;
+  FUZZ_CHECK(CompactFilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
+  model::Filter f;
+  FUZZ_CHECK(model::Parse(bytes, /*verify_checksum=*/true, &f) == 0, "the model parses a built filter");
+  FUZZ_CHECK(f.seed == c.seed, "the trailer's seed is the option's");
+
+  // Every stored key is answered by a layer; the model's full answer (one
+  // bit at a time, slow) for the last 128 (the fuzzer's own keys come
+  // after the bulk hashes) and 128 spread over the others.
+  const std::vector<uint64_t> distinct = DistinctAdjacent(c.inserted, c.seed);
+  const size_t stride = std::max<size_t>(1, distinct.size() / 128);
+  std::vector<size_t> reaching(f.lines.size() + 1, 0);
+  for (size_t k = 0; k < distinct.size(); ++k) {
+    const int layer = model::AnsweringLayer(f, distinct[k]);
+    FUZZ_CHECK(layer < static_cast<int>(f.lines.size()), "no stored key is bumped out of the last layer");
+    for (int i = 0; i <= layer; ++i) ++reaching[i];
+    if (k % stride == 0 || k + 128 >= distinct.size()) {
+      FUZZ_CHECK(model::MayContainHash(f, distinct[k]), "the model answers stored keys true");
+    }
+  }
+  CheckShape(c, f, reaching);
+
+  std::vector<std::string_view> keys;
+  for (const Entry& e : c.inserted) {
+    FUZZ_CHECK(e.is_hash ? reader.MayContainHash(e.hash) : reader.MayContain(e.key), "no false negative");
+    if (!e.is_hash) keys.push_back(e.key);
+  }
+  auto batch = std::make_unique<bool[]>(std::max(keys.size(), c.probes.size()) + 1);
+  reader.MayContainBatch(keys, std::span<bool>(batch.get(), keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) FUZZ_CHECK(batch[i], "no false negative (MayContainBatch)");
+
+  const std::vector<std::string_view> probes(c.probes.begin(), c.probes.end());
+  reader.MayContainBatch(probes, std::span<bool>(batch.get(), probes.size()));
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const bool single = reader.MayContain(probes[i]);
+    FUZZ_CHECK(single == batch[i], "MayContainBatch == MayContain");
+    FUZZ_CHECK(single == model::MayContain(f, probes[i]), "absent keys answer as the model");
+  }
+  uint64_t state = c.absent_state;
+  for (int i = 0; i < 64; ++i) {
+    const uint64_t h = SplitMix64(state);
+    FUZZ_CHECK(reader.MayContainHash(h) == model::MayContainHash(f, h), "absent hashes answer as the model");
+  }
+}
+
+void CheckBuild(std::string_view input) {
+  FuzzedDataProvider in(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+  const Case c = ReadCase(in);
+  CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
+  builder.TEST_SetMaxLayers(c.max_layers);
+  const std::string bytes = Build(c, builder);
+  const bool fell_back = !builder.fallback_reason().empty();
+  FUZZ_CHECK(Build(c, builder) == bytes, "a reused builder writes the same bytes");
+  if (fell_back) CheckBloomFallback(c, bytes);
+  else CheckCompact(c, bytes);
+}
+
+}  // namespace
+}  // namespace linebloom
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  if (data[0] % 2 == 0) linebloom::CheckBytesAsFilter(rest);
+  else linebloom::CheckBuild(rest);
+  return 0;
+}

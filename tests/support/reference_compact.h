@@ -1,0 +1,183 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// docs/FORMAT.md, section 1b (the compact filter, format version 3), written
+// out a second time as plain code: the trailer and the layer table, the
+// reader's checks in their order, and the query -- h_i, line, order, row(C),
+// fp(R) and each plane's parity, one bit at a time. It shares nothing with
+// filter_policy/ (only libxxhash and the Bloom model's key hash, which the
+// format says is the same), so a test comparing CompactFilterReader with it
+// (compact_golden_test, compact_corruption_test, fuzz_compact_filter)
+// checks the library against the written format, not against itself.
+//
+// Written for clarity, not speed.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "support/reference_filter.h"
+
+namespace linebloom::reference::compact {
+
+inline constexpr size_t kLineBytes = 64;
+inline constexpr size_t kTrailerBytes = 16;
+inline constexpr int kMaxLayers = 8;
+inline constexpr int kVersion = 3;
+inline constexpr int kHashScheme = 2;
+
+// The fields of a filter that passed the reader's checks.
+struct Filter {
+  const unsigned char* bytes = nullptr;  // layer 0, line 0
+  uint32_t seed = 0;
+  int r = 0;                         // fingerprint bits
+  std::vector<uint32_t> lines;       // L_i, one per layer
+  std::vector<uint64_t> first_line;  // index of layer i's first line in the filter
+};
+
+// The reader's checks of FORMAT.md's table, in order. Returns 0 if `bytes`
+// pass (and fills *out), else the 1-based row of the first failing check:
+// 1 too short, 2 magic, 3 version, 4 hash scheme, 5 r, 6 M > 8,
+// 7 size < 16 + 4M, 8 a layer of 0 lines, 9 size, 10 checksum.
+inline int Parse(std::string_view bytes, bool verify_checksum, Filter* out) {
+  const size_t size = bytes.size();
+  if (size < kTrailerBytes) return 1;
+  const auto* all = reinterpret_cast<const unsigned char*>(bytes.data());
+  const unsigned char* t = all + size - kTrailerBytes;
+  if (t[8] != 'L' || t[9] != 'B' || t[10] != 'L' || t[11] != 'M') return 2;
+  if (t[7] != kVersion) return 3;
+  if (t[5] != kHashScheme) return 4;
+  if (t[4] < 5 || t[4] > 27) return 5;
+  const size_t m = t[6];
+  if (m > kMaxLayers) return 6;
+  if (size < kTrailerBytes + 4 * m) return 7;
+  const unsigned char* table = t - 4 * m;
+  Filter f;
+  uint64_t total_lines = 0;
+  for (size_t i = 0; i < m; ++i) {
+    const uint32_t lines = Le32(table + 4 * i);
+    if (lines == 0) return 8;
+    f.first_line.push_back(total_lines);
+    f.lines.push_back(lines);
+    total_lines += lines;
+  }
+  // At most 8 * (2^32 - 1) lines: 64 times that fits in 64 bits.
+  if (uint64_t{size} != kLineBytes * total_lines + 4 * m + kTrailerBytes) return 9;
+  if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(all, size - 4))) return 10;
+  f.bytes = all;
+  f.seed = Le32(t);
+  f.r = t[4];
+  *out = std::move(f);
+  return 0;
+}
+
+// x ^= x >> 32; x *= K; x ^= x >> 32; x *= K; x ^= x >> 32 (mod 2^64).
+inline uint64_t Mix(uint64_t x) {
+  constexpr uint64_t kMul = 0xD6E8FEB86659FD93u;
+  x ^= x >> 32;
+  x *= kMul;
+  x ^= x >> 32;
+  x *= kMul;
+  x ^= x >> 32;
+  return x;
+}
+
+// h_0 = h; h_i = (h + i * 0xD1B54A32D192ED03) * 0xAEF17502108EF2D9.
+inline uint64_t LayerHash(uint64_t h, int layer) {
+  if (layer == 0) return h;
+  return (h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u) * 0xAEF17502108EF2D9u;
+}
+
+// Where h_i lands in a layer of `lines` lines.
+struct Place {
+  uint64_t line;
+  int order;  // 0..126
+};
+
+inline Place PlaceIn(uint64_t layer_hash, uint32_t lines) {
+  const unsigned __int128 product = static_cast<unsigned __int128>(layer_hash) * lines;
+  const uint64_t low = static_cast<uint64_t>(product);
+  return {static_cast<uint64_t>(product >> 64), static_cast<int>(((low >> 32) * 127) >> 32)};
+}
+
+// A key's row and fingerprint: bit j of (rest << 64 | a) for j < C.
+struct Code {
+  uint64_t a;
+  uint64_t rest;
+};
+
+inline Code CodeOf(uint64_t h) {
+  const uint64_t a = Mix(h ^ 0x9E3779B97F4A7C15u);
+  return {a, Mix(a)};
+}
+
+inline bool Bit(const unsigned char* line, size_t i) { return (line[i / 8] >> (i % 8)) & 1; }
+
+inline bool RowBit(const Code& code, int j) { return j < 64 ? (code.a >> j) & 1 : (code.rest >> (j - 64)) & 1; }
+
+// row(C) as the list of its set columns; {0} when (rest << 64 | a) mod 2^C
+// is 0.
+inline std::vector<int> RowColumns(const Code& code, int columns) {
+  std::vector<int> set;
+  for (int j = 0; j < columns; ++j) {
+    if (RowBit(code, j)) set.push_back(j);
+  }
+  if (set.empty()) set.push_back(0);
+  return set;
+}
+
+inline const unsigned char* LineAt(const Filter& f, int layer, uint64_t line) {
+  return f.bytes + (f.first_line[layer] + line) * kLineBytes;
+}
+
+// The layer whose line answers hash h: the first in which order < t, the
+// line's bump threshold (byte 63, bits 0..6). num_layers if every layer
+// bumps h.
+inline int AnsweringLayer(const Filter& f, uint64_t h) {
+  const int num_layers = static_cast<int>(f.lines.size());
+  for (int i = 0; i < num_layers; ++i) {
+    const Place p = PlaceIn(LayerHash(h, i), f.lines[i]);
+    if (p.order < (LineAt(f, i, p.line)[63] & 0x7F)) return i;
+  }
+  return num_layers;
+}
+
+// Whether a line's R parities, parity(plane b AND row(C)), equal fp(R);
+// R = r + 1 if bit 7 of byte 63 is set, else r, and C = floor(504 / R).
+inline bool LineMatches(const unsigned char* line, int r, const Code& code) {
+  const int planes = (line[63] & 0x80) ? r + 1 : r;
+  const int columns = 504 / planes;
+  const std::vector<int> row = RowColumns(code, columns);
+  const uint64_t fp = code.rest >> (64 - planes);
+  for (int b = 0; b < planes; ++b) {
+    int parity = 0;
+    for (int j : row) parity ^= Bit(line, static_cast<size_t>(b) * columns + j);
+    if (parity != static_cast<int>((fp >> b) & 1)) return false;
+  }
+  return true;
+}
+
+// The layer that answers hash h (num_layers if every layer bumped it) and
+// the answer.
+struct Answer {
+  int layer;
+  bool may_contain;
+};
+
+inline Answer Query(const Filter& f, uint64_t h) {
+  const int layer = AnsweringLayer(f, h);
+  const int num_layers = static_cast<int>(f.lines.size());
+  // 0 layers: "no"; bumped out of the last layer: "may contain".
+  if (layer == num_layers) return {layer, num_layers > 0};
+  const Place p = PlaceIn(LayerHash(h, layer), f.lines[layer]);
+  return {layer, LineMatches(LineAt(f, layer, p.line), f.r, CodeOf(h))};
+}
+
+inline bool MayContainHash(const Filter& f, uint64_t h) { return Query(f, h).may_contain; }
+
+inline bool MayContain(const Filter& f, std::string_view key) { return MayContainHash(f, Hash(key, f.seed)); }
+
+}  // namespace linebloom::reference::compact
