@@ -103,6 +103,11 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   reader->fingerprint_bits_ = t.num_probes;
   reader->columns_[0] = c::ColumnsFor(t.num_probes);
   reader->columns_[1] = c::ColumnsFor(t.num_probes + 1);
+  for (int extra = 0; extra < 2; ++extra) {
+    const c::Bits128 mask = c::LowMask(reader->columns_[extra]);
+    reader->row_mask_[extra][0] = mask.lo;
+    reader->row_mask_[extra][1] = mask.hi;
+  }
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();
   return {};

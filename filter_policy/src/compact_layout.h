@@ -96,11 +96,12 @@ inline KeyCode CodeOf(uint64_t h) {
 
 // The key's row in a line of C columns. Never zero: a zero row would make
 // the key match exactly when its fingerprint is zero, a rate of its own.
-inline Bits128 RowOf(const KeyCode& code, int columns) {
-  Bits128 row = Bits128{code.row_lo, code.rest} & LowMask(columns);
+inline Bits128 RowOf(const KeyCode& code, Bits128 column_mask) {
+  Bits128 row = Bits128{code.row_lo, code.rest} & column_mask;
   row.lo |= static_cast<uint64_t>(IsZero(row));
   return row;
 }
+inline Bits128 RowOf(const KeyCode& code, int columns) { return RowOf(code, LowMask(columns)); }
 
 // The key's R-bit fingerprint: the top R bits of `rest`. C <= 100 row bits
 // come from `rest`'s low 36 bits and R <= 28 from its top 28, so the two

@@ -41,7 +41,8 @@ struct CompactQuery {
     const int extra = line[c::kMetaByte] >> 7;
     const int planes = r.fingerprint_bits_ + extra;
     const int columns = r.columns_[extra];
-    return answer(line, c::RowOf(code, columns), planes, columns) == c::FingerprintOf(code, planes);
+    const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
+    return answer(line, row, planes, columns) == c::FingerprintOf(code, planes);
   }
 
   static bool Portable(const CompactFilterReader& r, uint64_t hash) { return Query(r, hash, c::AnswerPortable); }
