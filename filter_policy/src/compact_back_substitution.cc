@@ -1,0 +1,116 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "compact_back_substitution.h"
+
+#include <bit>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace linebloom::internal::compact {
+namespace {
+
+// The highest set bit of `bits` (not zero), which it clears.
+inline int PopHighest(Bits128& bits) {
+  if (bits.hi != 0) {
+    const int q = 63 - std::countl_zero(bits.hi);
+    bits.hi &= ~(uint64_t{1} << q);
+    return 64 + q;
+  }
+  const int q = 63 - std::countl_zero(bits.lo);
+  bits.lo &= ~(uint64_t{1} << q);
+  return q;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+// The portable loop with planes b..b+7 in the lanes of one register per row
+// word: for each pivot, its row ANDed into every plane, VPOPCNTQ of the
+// two words' XOR, and bit 0 of the counts is the eight parities; the lanes
+// whose parity differs from the fingerprint bit get bit p.
+template <int kChunks, bool kWide>
+__attribute__((target("avx512f,avx512vpopcntdq"))) PlaneSet BackSubstituteAvx512(const PivotSystem& s) {
+  __m512i lo[kChunks], hi[kChunks];
+  for (int c = 0; c < kChunks; ++c) lo[c] = hi[c] = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi64(1);
+  for (Bits128 rest = s.filled; !IsZero(rest);) {
+    const int p = PopHighest(rest);
+    const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(s.rows[p].lo));
+    const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(s.rows[p].hi));
+    const __m512i bit = _mm512_set1_epi64(static_cast<long long>(uint64_t{1} << (p & 63)));
+    for (int c = 0; c < kChunks; ++c) {
+      __m512i x = _mm512_and_si512(lo[c], row_lo);
+      if (kWide) x = _mm512_xor_si512(x, _mm512_and_si512(hi[c], row_hi));
+      __mmask8 parity = _mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one);
+      __mmask8 flip = static_cast<__mmask8>(parity ^ static_cast<__mmask8>(s.fps[p] >> (8 * c)));
+      if (p < 64) {
+        lo[c] = _mm512_mask_or_epi64(lo[c], flip, lo[c], bit);
+      } else {
+        hi[c] = _mm512_mask_or_epi64(hi[c], flip, hi[c], bit);
+      }
+    }
+  }
+  alignas(64) uint64_t words_lo[32], words_hi[32];
+  for (int c = 0; c < kChunks; ++c) {
+    _mm512_store_si512(words_lo + 8 * c, lo[c]);
+    _mm512_store_si512(words_hi + 8 * c, hi[c]);
+  }
+  PlaneSet out;
+  for (int b = 0; b < 8 * kChunks; ++b) out.planes[b] = {words_lo[b], words_hi[b]};
+  return out;
+}
+
+template <bool kWide>
+PlaneSet BackSubstituteAvx512Chunks(const PivotSystem& s) {
+  switch ((s.planes + 7) / 8) {
+    case 1: return BackSubstituteAvx512<1, kWide>(s);
+    case 2: return BackSubstituteAvx512<2, kWide>(s);
+    case 3: return BackSubstituteAvx512<3, kWide>(s);
+    default: return BackSubstituteAvx512<4, kWide>(s);
+  }
+}
+
+bool HasAvx512Popcount() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+  return has;
+}
+
+#endif
+
+}  // namespace
+
+PlaneSet BackSubstitutePortable(const PivotSystem& s) {
+  PlaneSet out;
+  for (Bits128 rest = s.filled; !IsZero(rest);) {
+    const int p = PopHighest(rest);
+    const Bits128 row = s.rows[p];
+    for (int b = 0; b < s.planes; ++b) {
+      const bool fp_bit = ((s.fps[p] >> b) & 1) != 0;
+      if (fp_bit != Parity(row & out.planes[b]))
+        (p < 64 ? out.planes[b].lo : out.planes[b].hi) |= uint64_t{1} << (p & 63);
+    }
+  }
+  return out;
+}
+
+PlaneSet BackSubstitute(const PivotSystem& s) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (HasAvx512Popcount()) {
+    return s.columns <= 64 ? BackSubstituteAvx512Chunks<false>(s) : BackSubstituteAvx512Chunks<true>(s);
+  }
+#endif
+  return BackSubstitutePortable(s);
+}
+
+void OrBits(uint64_t* words, int offset, Bits128 value, int width) {
+  value = value & LowMask(width);
+  for (int i = 0; i < width; i += 64) {
+    uint64_t part = i == 0 ? value.lo : value.hi;
+    int at = offset + i;
+    words[at >> 6] |= part << (at & 63);
+    if ((at & 63) != 0 && ((at >> 6) + 1) < 8) words[(at >> 6) + 1] |= part >> (64 - (at & 63));
+  }
+}
+
+}  // namespace linebloom::internal::compact
