@@ -2,6 +2,8 @@
 
 #include "compact_back_substitution.h"
 
+#include "kernel_state.h"
+
 #include <bit>
 
 #if defined(__x86_64__)
@@ -72,8 +74,8 @@ PlaneSet BackSubstituteAvx512Chunks(const PivotSystem& s) {
 }
 
 bool HasAvx512Popcount() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
-  return has;
+  static const bool has = __builtin_cpu_supports("avx512vpopcntdq");
+  return has && CurrentKernel() == Kernel::kAvx512;
 }
 
 #endif

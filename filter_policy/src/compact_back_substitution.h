@@ -29,7 +29,8 @@ struct PlaneSet {
 };
 
 // The portable loop, or an AVX-512 one (eight planes per register, parity by
-// VPOPCNTQ) where the CPU has AVX-512F and AVX512_VPOPCNTDQ.
+// VPOPCNTQ) where the active kernel is the AVX-512 one and the CPU has
+// AVX512_VPOPCNTDQ.
 PlaneSet BackSubstitute(const PivotSystem& system);
 PlaneSet BackSubstitutePortable(const PivotSystem& system);
 

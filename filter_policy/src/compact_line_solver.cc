@@ -82,7 +82,33 @@ size_t LineSolver::InsertPrefixWide(size_t count) {
   return i;
 }
 
+size_t LineSolver::InsertPrefixSwept(size_t count) {
+  const bool narrow = columns_ <= 64;
+  const int fp_shift = narrow ? 0 : columns_ - 64;
+  for (size_t i = 0; i < count; ++i) {
+    const Bits128 row = RowOf(codes_[i], columns_);
+    const uint64_t fp = FingerprintOf(codes_[i], planes_);
+    eq_lo_[i] = row.lo;
+    eq_hi_[i] = narrow ? fp : row.hi | fp << fp_shift;
+  }
+  const size_t padded = std::max<size_t>(8, (count + 7) / 8 * 8);
+  for (size_t i = count; i < padded; ++i) eq_lo_[i] = eq_hi_[i] = 0;
+  const size_t fit = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
+  std::fill_n(added_.begin(), count, int8_t{-1});
+  const uint64_t hi_row_mask = row_mask_.hi;
+  for (int p = 0; p < columns_; ++p) {
+    const int i = pivot_of_[p];
+    if (i < 0 || static_cast<size_t>(i) >= fit) continue;
+    (p < 64 ? filled_.lo : filled_.hi) |= uint64_t{1} << (p & 63);
+    pivot_rows_[p] = {eq_lo_[i], narrow ? 0 : eq_hi_[i] & hi_row_mask};
+    pivot_fps_[p] = static_cast<uint32_t>(narrow ? eq_hi_[i] : eq_hi_[i] >> fp_shift);
+    added_[i] = static_cast<int8_t>(p);
+  }
+  return fit;
+}
+
 size_t LineSolver::InsertPrefix(size_t count) {
+  if (count <= kMaxSweepKeys && HasSweep()) return InsertPrefixSwept(count);
   return columns_ <= 64 ? InsertPrefixNarrow(count) : InsertPrefixWide(count);
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "compact_layout.h"
+#include "compact_sweep.h"
 
 namespace linebloom::internal::compact {
 
@@ -67,6 +68,8 @@ class LineSolver {
   size_t InsertPrefix(size_t count);
   size_t InsertPrefixNarrow(size_t count);
   size_t InsertPrefixWide(size_t count);
+  // InsertPrefix by SweepColumns (compact_sweep.h).
+  size_t InsertPrefixSwept(size_t count);
   // Removes the pivots of keys [from, to).
   void Forget(size_t from, size_t to);
   void WriteLine(int threshold, bool extra, unsigned char* line) const;
@@ -78,6 +81,10 @@ class LineSolver {
   // Pivot p: its row (lowest set bit p) and its fingerprint.
   Bits128 pivot_rows_[128];
   uint32_t pivot_fps_[128];
+  // The equations of InsertPrefixSwept and the pivot of each column.
+  alignas(64) uint64_t eq_lo_[kMaxSweepKeys];
+  alignas(64) uint64_t eq_hi_[kMaxSweepKeys];
+  int8_t pivot_of_[128];
   std::vector<KeyCode> codes_;
   std::vector<int8_t> added_;
 };
