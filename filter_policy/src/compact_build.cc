@@ -14,6 +14,7 @@
 
 #include "compact_layout.h"
 #include "compact_line_solver.h"
+#include "compact_pick.h"
 #include "linebloom/foundation/coding.h"
 #include "trailer.h"
 
@@ -22,6 +23,7 @@ namespace {
 
 constexpr size_t kMinGroupKeys = size_t{1} << 16;
 constexpr size_t kGroupShare = 8;
+constexpr size_t kPickBatch = 256;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
@@ -82,10 +84,29 @@ class LayerBuilder {
     if (s_.group.size() < total) s_.group.resize(total);
     uint64_t* group = s_.group.data();
     uint32_t* next = s_.next.data();
-    for (uint64_t h : hashes_) {
-      const uint32_t i = SlotOfKey(h).line - first;
-      if (i < width) group[next[i]++] = h;
+    // The keys of the group are picked without a branch per key (a pass
+    // skips most keys, in no predictable pattern), then placed by line.
+    uint64_t picked[kPickBatch + 8];
+    for (size_t from = 0; from < hashes_.size(); from += kPickBatch) {
+      const size_t count = std::min(kPickBatch, hashes_.size() - from);
+      const size_t n = Pick(hashes_.data() + from, count, first, end, picked);
+      for (size_t j = 0; j < n; ++j) group[next[SlotOfKey(picked[j]).line - first]++] = picked[j];
     }
+  }
+
+  // The hashes of lines [first, end) among hashes[0..count), into `out`.
+  size_t Pick(const uint64_t* hashes, size_t count, uint32_t first, uint32_t end, uint64_t* out) const {
+    if (layer_ == 0) {
+      const uint64_t low = FirstHashOfLine(first, lines_);
+      const uint64_t high = end < lines_ ? FirstHashOfLine(end, lines_) - 1 : ~uint64_t{0};
+      return PickRange(hashes, count, low, high - low, out);
+    }
+    size_t n = 0;
+    for (size_t j = 0; j < count; ++j) {
+      out[n] = hashes[j];
+      n += SlotOfKey(hashes[j]).line - first < end - first;
+    }
+    return n;
   }
 
   // Sorts a line's keys by order and solves them.
