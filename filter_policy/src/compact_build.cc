@@ -2,7 +2,7 @@
 //
 // A layer is built a group of consecutive lines at a time, so that the
 // build needs far less memory than the hashes it reads: the keys of a
-// group (at most an eighth of the keys, or 2^16) are gathered by one pass
+// group (an eighth of the keys, or 2^13 if that is more) are gathered by one pass
 // over the layer's hashes, already grouped by line through the per-line
 // counts of a first pass; each line then sorts its keys by order (a
 // counting sort over the 127 orders) and is solved.
@@ -21,7 +21,7 @@
 namespace linebloom::internal::compact {
 namespace {
 
-constexpr size_t kMinGroupKeys = size_t{1} << 16;
+constexpr size_t kMinGroupKeys = size_t{1} << 13;
 constexpr size_t kGroupShare = 8;
 constexpr size_t kPickBatch = 256;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
@@ -81,7 +81,12 @@ class LayerBuilder {
       s_.next[i] = total;
       total += s_.counts[first + i];
     }
-    if (s_.group.size() < total) s_.group.resize(total);
+    if (s_.group.size() < total) {
+      // Freed before it grows: its keys are not needed any more, and a
+      // copy would hold both.
+      std::vector<uint64_t>().swap(s_.group);
+      s_.group.resize(total);
+    }
     uint64_t* group = s_.group.data();
     uint32_t* next = s_.next.data();
     // The keys of the group are picked without a branch per key (a pass
@@ -160,6 +165,7 @@ bool BuildCompactFilter(std::span<const uint64_t> hashes, const CompactShape& sh
   }
   const size_t group_keys = std::max(kMinGroupKeys, hashes.size() / kGroupShare);
   Scratch scratch;
+  scratch.group.resize(std::min(group_keys, hashes.size()));
   std::vector<uint32_t> layer_lines;
   std::vector<uint64_t> layer_keys, bumped;
   std::span<const uint64_t> keys = hashes;
@@ -172,6 +178,7 @@ bool BuildCompactFilter(std::span<const uint64_t> hashes, const CompactShape& sh
     const size_t at = out->size();
     out->resize(at + size_t{kLineBytes} * lines);
     bumped.clear();
+    bumped.reserve(static_cast<size_t>(kReservedBumpShare * static_cast<double>(keys.size())) + kLineBytes);
     LayerBuilder(keys, layer, lines, shape.fingerprint_bits, &scratch)
         .Build(group_keys, reinterpret_cast<unsigned char*>(out->data() + at), &bumped);
     layer_lines.push_back(lines);
