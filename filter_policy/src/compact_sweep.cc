@@ -27,55 +27,75 @@ struct RowMask {
   __mmask8 Byte(int v) const { return static_cast<__mmask8>(w[v >> 3] >> (8 * (v & 7))); }
 };
 
-// The equations of `words` (8 a vector) with `bit` set, not counting `except`.
-template <int kVectors>
-__attribute__((target("avx512f"), always_inline)) inline RowMask RowsWith(const uint64_t* words, __m512i bit,
-                                                                          const RowMask& except) {
-  RowMask m;
-  for (int v = 0; v < kVectors; ++v) {
-    const uint64_t found = _mm512_test_epi64_mask(_mm512_load_si512(words + 8 * v), bit);
-    m.w[v >> 3] |= found << (8 * (v & 7));
-  }
-  m.w[0] &= ~except.w[0];
-  m.w[1] &= ~except.w[1];
-  return m;
+// Bit v of the result for the 8-bit mask of vector v (v < 8 * 8 = 64).
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline uint64_t Concat(const __mmask8* m) {
+  const __mmask32 low = _mm512_kunpackw(_mm512_kunpackb(m[3], m[2]), _mm512_kunpackb(m[1], m[0]));
+  const __mmask32 high = _mm512_kunpackw(_mm512_kunpackb(m[7], m[6]), _mm512_kunpackb(m[5], m[4]));
+  return _cvtmask64_u64(_mm512_kunpackd(high, low));
 }
 
-// Equations are in 8 * kVectors words: a branch-free body the compiler
-// unrolls for each count of vectors.
+// The equations of `words` with `bit` set, not counting `except`.
 template <int kVectors>
-__attribute__((target("avx512f"))) size_t Sweep(uint64_t* lo, uint64_t* hi, size_t count, int columns,
-                                                int8_t* pivot_of) {
-  RowMask pivots;
-  for (int p = 0; p < columns; ++p) {
-    const __m512i bit = _mm512_set1_epi64(static_cast<long long>(uint64_t{1} << (p & 63)));
-    RowMask rows = RowsWith<kVectors>(p < 64 ? lo : hi, bit, pivots);
-    if (rows.Empty()) {
-      pivot_of[p] = -1;
-      continue;
-    }
-    const int i = rows.Lowest();
-    pivot_of[p] = static_cast<int8_t>(i);
-    pivots.Set(i);
-    rows.Clear(i);
-    // Every equation left has no bit below p, so for p >= 64 the pivot's
-    // low word is zero and only the high words change.
-    const __m512i pivot_hi = _mm512_set1_epi64(static_cast<long long>(hi[i]));
-    if (p < 64) {
-      const __m512i pivot_lo = _mm512_set1_epi64(static_cast<long long>(lo[i]));
-      for (int v = 0; v < kVectors; ++v) {
-        __m512i x = _mm512_load_si512(lo + 8 * v);
-        _mm512_store_si512(lo + 8 * v, _mm512_mask_xor_epi64(x, rows.Byte(v), x, pivot_lo));
-      }
-    }
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline RowMask RowsWith(const __m512i* words, __m512i bit,
+                                                                                   const RowMask& except) {
+  __mmask8 m[16] = {};
+  for (int v = 0; v < kVectors; ++v) m[v] = _mm512_test_epi64_mask(words[v], bit);
+  RowMask rows;
+  rows.w[0] = Concat(m) & ~except.w[0];
+  if (kVectors > 8) rows.w[1] = Concat(m + 8) & ~except.w[1];
+  return rows;
+}
+
+// Eliminates column p, whose bit is in `words` (the low words for p < 64,
+// else the high ones); false if it is free. Equations stay in registers;
+// `lo` and `hi` get each change, for fetching the next pivots.
+template <int kVectors, bool kLow>
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline void Column(int p, __m512i* vlo, __m512i* vhi,
+                                                                              uint64_t* lo, uint64_t* hi,
+                                                                              RowMask& pivots, int8_t* pivot_of) {
+  const __m512i bit = _mm512_set1_epi64(static_cast<long long>(uint64_t{1} << (p & 63)));
+  RowMask rows = RowsWith<kVectors>(kLow ? vlo : vhi, bit, pivots);
+  if (rows.Empty()) {
+    pivot_of[p] = -1;
+    return;
+  }
+  const int i = rows.Lowest();
+  pivot_of[p] = static_cast<int8_t>(i);
+  pivots.Set(i);
+  rows.Clear(i);
+  // Every equation left has no bit below p, so for p >= 64 the pivot's low
+  // word is zero and only the high words change.
+  const __m512i pivot_hi = _mm512_set1_epi64(static_cast<long long>(hi[i]));
+  if (kLow) {
+    const __m512i pivot_lo = _mm512_set1_epi64(static_cast<long long>(lo[i]));
     for (int v = 0; v < kVectors; ++v) {
-      __m512i x = _mm512_load_si512(hi + 8 * v);
-      _mm512_store_si512(hi + 8 * v, _mm512_mask_xor_epi64(x, rows.Byte(v), x, pivot_hi));
+      vlo[v] = _mm512_mask_xor_epi64(vlo[v], rows.Byte(v), vlo[v], pivot_lo);
+      _mm512_store_si512(lo + 8 * v, vlo[v]);
     }
   }
+  for (int v = 0; v < kVectors; ++v) {
+    vhi[v] = _mm512_mask_xor_epi64(vhi[v], rows.Byte(v), vhi[v], pivot_hi);
+    _mm512_store_si512(hi + 8 * v, vhi[v]);
+  }
+}
+
+// Equations are in 8 * kVectors words: a body without a data-dependent
+// branch per equation, for each count of vectors.
+template <int kVectors>
+__attribute__((target("avx512f,avx512bw"))) size_t Sweep(uint64_t* lo, uint64_t* hi, size_t count, int columns,
+                                                         int8_t* pivot_of) {
+  __m512i vlo[kVectors], vhi[kVectors];
+  for (int v = 0; v < kVectors; ++v) {
+    vlo[v] = _mm512_load_si512(lo + 8 * v);
+    vhi[v] = _mm512_load_si512(hi + 8 * v);
+  }
+  RowMask pivots;
+  int p = 0;
+  for (; p < columns && p < 64; ++p) Column<kVectors, true>(p, vlo, vhi, lo, hi, pivots, pivot_of);
+  for (; p < columns; ++p) Column<kVectors, false>(p, vlo, vhi, lo, hi, pivots, pivot_of);
   // A non-pivot equation's row is zero now: a high word left is its
   // fingerprint's disagreement.
-  const RowMask bad = RowsWith<kVectors>(hi, _mm512_set1_epi64(-1), pivots);
+  const RowMask bad = RowsWith<kVectors>(vhi, _mm512_set1_epi64(-1), pivots);
   if (bad.Empty()) return count;
   const size_t first = static_cast<size_t>(bad.Lowest());
   return first < count ? first : count;
@@ -91,7 +111,10 @@ constexpr auto kSweeps = SweepTable(std::make_index_sequence<kMaxSweepKeys / 8>(
 
 }  // namespace
 
-bool HasSweep() { return CurrentKernel() == Kernel::kAvx512; }
+bool HasSweep() {
+  static const bool has_bw = __builtin_cpu_supports("avx512bw");
+  return has_bw && CurrentKernel() == Kernel::kAvx512;
+}
 
 size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
   const size_t vectors = count == 0 ? 1 : (count + 7) / 8;
