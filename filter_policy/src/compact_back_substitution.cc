@@ -27,29 +27,47 @@ inline int PopHighest(Bits128& bits) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
-// The portable loop with planes b..b+7 in the lanes of one register per row
-// word: for each pivot, its row ANDed into every plane, VPOPCNTQ of the
-// two words' XOR, and bit 0 of the counts is the eight parities; the lanes
-// whose parity differs from the fingerprint bit get bit p.
+// The portable loop with planes 8c..8c+7 in the lanes of register c, one
+// register per row word. For pivot p: x = (z & row) ^ (f_b << p) in each
+// lane (z_b has no bit p yet), and bit 0 of VPOPCNTQ(x) is the bit z_b[p]
+// must take; it is shifted to p and ORed in. The fingerprint bits are
+// placed off the dependency chain from one pivot to the next, which is
+// then AND-XOR (one VPTERNLOGQ), VPOPCNTQ, shift and OR (VPTERNLOGQ).
+// Shifts of each lane by its count. (The zero-masking forms: GCC 12's
+// unmasked ones start from an undefined register and warn.)
+__attribute__((target("avx512f"), always_inline)) inline __m512i ShiftLeft(__m512i x, __m512i counts) {
+  return _mm512_maskz_sllv_epi64(0xFF, x, counts);
+}
+__attribute__((target("avx512f"), always_inline)) inline __m512i ShiftRight(__m512i x, __m512i counts) {
+  return _mm512_maskz_srlv_epi64(0xFF, x, counts);
+}
+
 template <int kChunks, bool kWide>
 __attribute__((target("avx512f,avx512vpopcntdq"))) PlaneSet BackSubstituteAvx512(const PivotSystem& s) {
-  __m512i lo[kChunks], hi[kChunks];
-  for (int c = 0; c < kChunks; ++c) lo[c] = hi[c] = _mm512_setzero_si512();
+  __m512i lo[kChunks], hi[kChunks], lanes[kChunks];
+  for (int c = 0; c < kChunks; ++c) {
+    lo[c] = hi[c] = _mm512_setzero_si512();
+    lanes[c] = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(8 * c));
+  }
   const __m512i one = _mm512_set1_epi64(1);
   for (Bits128 rest = s.filled; !IsZero(rest);) {
     const int p = PopHighest(rest);
     const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(s.rows[p].lo));
     const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(s.rows[p].hi));
-    const __m512i bit = _mm512_set1_epi64(static_cast<long long>(uint64_t{1} << (p & 63)));
+    const __m512i shift = _mm512_set1_epi64(p & 63);
+    const __m512i bit = ShiftLeft(one, shift);
+    const __m512i fp = _mm512_set1_epi64(s.fps[p]);
     for (int c = 0; c < kChunks; ++c) {
-      __m512i x = _mm512_and_si512(lo[c], row_lo);
-      if (kWide) x = _mm512_xor_si512(x, _mm512_and_si512(hi[c], row_hi));
-      __mmask8 parity = _mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one);
-      __mmask8 flip = static_cast<__mmask8>(parity ^ static_cast<__mmask8>(s.fps[p] >> (8 * c)));
+      const __m512i f = ShiftLeft(_mm512_and_si512(ShiftRight(fp, lanes[c]), one), shift);
+      // 0x6A: A & B ^ C.
+      __m512i x = kWide ? _mm512_ternarylogic_epi64(hi[c], row_hi, f, 0x6A) : f;
+      x = _mm512_ternarylogic_epi64(lo[c], row_lo, x, 0x6A);
+      const __m512i z = ShiftLeft(_mm512_popcnt_epi64(x), shift);
+      // 0xF8: A | B & C.
       if (p < 64) {
-        lo[c] = _mm512_mask_or_epi64(lo[c], flip, lo[c], bit);
+        lo[c] = _mm512_ternarylogic_epi64(lo[c], z, bit, 0xF8);
       } else {
-        hi[c] = _mm512_mask_or_epi64(hi[c], flip, hi[c], bit);
+        hi[c] = _mm512_ternarylogic_epi64(hi[c], z, bit, 0xF8);
       }
     }
   }
