@@ -10,7 +10,7 @@
 namespace linebloom::internal::compact {
 namespace {
 
-// A row that has already been masked to C columns, never zero.
+// RowOf for C <= 64 columns (`mask`): the row is the low word alone.
 inline uint64_t NarrowRowOf(const KeyCode& code, uint64_t mask) {
   uint64_t row = code.row_lo & mask;
   return row | static_cast<uint64_t>(row == 0);
