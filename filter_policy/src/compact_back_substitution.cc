@@ -100,15 +100,21 @@ bool HasAvx512Popcount() {
 
 }  // namespace
 
+// The loop is, for each pivot p from the highest and each plane b,
+//   if (f_b != Parity(row_p & z_b)) set bit p of z_b;
+// written without the branch, which goes either way at random: the
+// parity's bit 0 is shifted to p and ORed in.
 PlaneSet BackSubstitutePortable(const PivotSystem& s) {
   PlaneSet out;
   for (Bits128 rest = s.filled; !IsZero(rest);) {
     const int p = PopHighest(rest);
     const Bits128 row = s.rows[p];
+    const bool high = p >= 64;
+    const unsigned shift = static_cast<unsigned>(p & 63);
     for (int b = 0; b < s.planes; ++b) {
-      const bool fp_bit = ((s.fps[p] >> b) & 1) != 0;
-      if (fp_bit != Parity(row & out.planes[b]))
-        (p < 64 ? out.planes[b].lo : out.planes[b].hi) |= uint64_t{1} << (p & 63);
+      Bits128& z = out.planes[b];
+      const uint64_t parity = (std::popcount((row.lo & z.lo) ^ (row.hi & z.hi)) ^ (s.fps[p] >> b)) & 1;
+      (high ? z.hi : z.lo) |= parity << shift;
     }
   }
   return out;
