@@ -100,11 +100,13 @@ bool HasAvx512Popcount() {
 
 }  // namespace
 
+namespace {
+
 // The loop is, for each pivot p from the highest and each plane b,
 //   if (f_b != Parity(row_p & z_b)) set bit p of z_b;
 // written without the branch, which goes either way at random: the
 // parity's bit 0 is shifted to p and ORed in.
-PlaneSet BackSubstitutePortable(const PivotSystem& s) {
+inline __attribute__((always_inline)) PlaneSet BackSubstituteLoop(const PivotSystem& s) {
   PlaneSet out;
   for (Bits128 rest = s.filled; !IsZero(rest);) {
     const int p = PopHighest(rest);
@@ -120,11 +122,22 @@ PlaneSet BackSubstitutePortable(const PivotSystem& s) {
   return out;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The same with the POPCNT instruction, for the AVX2 kernel (every AVX2 CPU
+// has it): a build for any x86-64 otherwise calls a library routine.
+__attribute__((target("popcnt"))) PlaneSet BackSubstitutePopcnt(const PivotSystem& s) { return BackSubstituteLoop(s); }
+#endif
+
+}  // namespace
+
+PlaneSet BackSubstitutePortable(const PivotSystem& s) { return BackSubstituteLoop(s); }
+
 PlaneSet BackSubstitute(const PivotSystem& s) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (HasAvx512Popcount()) {
     return s.columns <= 64 ? BackSubstituteAvx512Chunks<false>(s) : BackSubstituteAvx512Chunks<true>(s);
   }
+  if (CurrentKernel() != Kernel::kPortable) return BackSubstitutePopcnt(s);
 #endif
   return BackSubstitutePortable(s);
 }
