@@ -2,35 +2,18 @@
 
 #include "compact_line_solver.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "compact_back_substitution.h"
 
 namespace linebloom::internal::compact {
 namespace {
 
-int LowestBit(Bits128 v) { return v.lo != 0 ? std::countr_zero(v.lo) : 64 + std::countr_zero(v.hi); }
-bool TestBit(Bits128 v, int p) { return ((p < 64 ? v.lo >> p : v.hi >> (p - 64)) & 1) != 0; }
-void SetBit(Bits128& v, int p) { (p < 64 ? v.lo : v.hi) |= uint64_t{1} << (p & 63); }
-
-// The equation of a key: its row in bits 0..C-1, its R-bit fingerprint in
-// bits C..C+R-1 (C + R <= 105 for R >= 5).
-Bits128 EquationOf(const KeyCode& code, int columns, int planes) {
-  Bits128 eq = RowOf(code, columns);
-  unsigned __int128 fp = static_cast<unsigned __int128>(FingerprintOf(code, planes)) << columns;
-  eq.lo |= static_cast<uint64_t>(fp);
-  eq.hi |= static_cast<uint64_t>(fp >> 64);
-  return eq;
-}
-
-// ORs the low `width` bits of `value` into the little-endian bit string
-// `words` at bit `offset`.
-void OrBits(uint64_t* words, int offset, Bits128 value, int width) {
-  value = value & LowMask(width);
-  for (int i = 0; i < width; i += 64) {
-    uint64_t part = i == 0 ? value.lo : value.hi;
-    int at = offset + i;
-    words[at >> 6] |= part << (at & 63);
-    if ((at & 63) != 0 && ((at >> 6) + 1) < 8) words[(at >> 6) + 1] |= part >> (64 - (at & 63));
-  }
+// RowOf for C <= 64 columns (`mask`): the row is the low word alone.
+inline uint64_t NarrowRowOf(const KeyCode& code, uint64_t mask) {
+  uint64_t row = code.row_lo & mask;
+  return row | static_cast<uint64_t>(row == 0);
 }
 
 }  // namespace
@@ -42,72 +25,146 @@ void LineSolver::Reset(int planes) {
   filled_ = {};
 }
 
-bool LineSolver::Insert(const KeyCode& code) {
-  Bits128 eq = EquationOf(code, columns_, planes_);
-  for (Bits128 row = eq & row_mask_; !IsZero(row); row = eq & row_mask_) {
-    int p = LowestBit(row);
-    if (!TestBit(filled_, p)) {
-      pivots_[p] = eq;
-      SetBit(filled_, p);
-      return true;
-    }
-    eq = eq ^ pivots_[p];
-  }
-  return IsZero(eq);
-}
-
-size_t LineSolver::InsertPrefix(std::span<const LineKey> keys) {
+// Rows of at most 64 columns (R >= 8): one word each. The reduction is a
+// chain of dependent steps (lowest bit, its pivot, xor), so it is kept to
+// the fewest instructions.
+size_t LineSolver::InsertPrefixNarrow(size_t count) {
+  const uint64_t mask = row_mask_.lo;
+  uint64_t filled = filled_.lo;
   size_t i = 0;
-  while (i < keys.size() && Insert(keys[i].code)) ++i;
+  for (; i < count; ++i) {
+    uint64_t row = NarrowRowOf(codes_[i], mask);
+    uint32_t fp = FingerprintOf(codes_[i], planes_);
+    int added = -1;
+    while (row != 0) {
+      const int p = std::countr_zero(row);
+      if (((filled >> p) & 1) == 0) {
+        pivot_rows_[p] = {row, 0};
+        pivot_fps_[p] = fp;
+        filled |= uint64_t{1} << p;
+        added = p;
+        break;
+      }
+      row ^= pivot_rows_[p].lo;
+      fp ^= pivot_fps_[p];
+    }
+    added_[i] = static_cast<int8_t>(added);
+    if (added < 0 && fp != 0) break;
+  }
+  filled_.lo = filled;
   return i;
 }
 
-LineOutcome LineSolver::SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line) {
-  LineOutcome out;
-  if (allow_extra && keys.size() + 1 <= static_cast<size_t>(ColumnsFor(r + 1))) {
+// Rows of 65..100 columns (R <= 7): two words.
+size_t LineSolver::InsertPrefixWide(size_t count) {
+  size_t i = 0;
+  for (; i < count; ++i) {
+    Bits128 row = RowOf(codes_[i], columns_);
+    uint32_t fp = FingerprintOf(codes_[i], planes_);
+    int added = -1;
+    while (!IsZero(row)) {
+      const int p = row.lo != 0 ? std::countr_zero(row.lo) : 64 + std::countr_zero(row.hi);
+      uint64_t& word = p < 64 ? filled_.lo : filled_.hi;
+      const uint64_t bit = uint64_t{1} << (p & 63);
+      if ((word & bit) == 0) {
+        pivot_rows_[p] = row;
+        pivot_fps_[p] = fp;
+        word |= bit;
+        added = p;
+        break;
+      }
+      row = row ^ pivot_rows_[p];
+      fp ^= pivot_fps_[p];
+    }
+    added_[i] = static_cast<int8_t>(added);
+    if (added < 0 && fp != 0) break;
+  }
+  return i;
+}
+
+size_t LineSolver::InsertPrefixSwept(size_t count) {
+  const bool narrow = columns_ <= 64;
+  const int fp_shift = narrow ? 0 : columns_ - 64;
+  for (size_t i = 0; i < count; ++i) {
+    const Bits128 row = RowOf(codes_[i], columns_);
+    const uint64_t fp = FingerprintOf(codes_[i], planes_);
+    eq_lo_[i] = row.lo;
+    eq_hi_[i] = narrow ? fp : row.hi | fp << fp_shift;
+  }
+  const size_t padded = std::max<size_t>(8, (count + 7) / 8 * 8);
+  for (size_t i = count; i < padded; ++i) eq_lo_[i] = eq_hi_[i] = 0;
+  const size_t fit = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
+  std::fill_n(added_.begin(), count, int8_t{-1});
+  const uint64_t hi_row_mask = row_mask_.hi;
+  for (int p = 0; p < columns_; ++p) {
+    const int i = pivot_of_[p];
+    if (i < 0 || static_cast<size_t>(i) >= fit) continue;
+    (p < 64 ? filled_.lo : filled_.hi) |= uint64_t{1} << (p & 63);
+    pivot_rows_[p] = {eq_lo_[i], narrow ? 0 : eq_hi_[i] & hi_row_mask};
+    pivot_fps_[p] = static_cast<uint32_t>(narrow ? eq_hi_[i] : eq_hi_[i] >> fp_shift);
+    added_[i] = static_cast<int8_t>(p);
+  }
+  return fit;
+}
+
+size_t LineSolver::InsertPrefix(size_t count) {
+  if (count <= kMaxSweepKeys && HasSweep()) return InsertPrefixSwept(count);
+  return columns_ <= 64 ? InsertPrefixNarrow(count) : InsertPrefixWide(count);
+}
+
+void LineSolver::Forget(size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) {
+    const int p = added_[i];
+    if (p >= 0) (p < 64 ? filled_.lo : filled_.hi) &= ~(uint64_t{1} << (p & 63));
+  }
+}
+
+LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, bool allow_extra,
+                              unsigned char* line) {
+  const size_t k = hashes.size();
+  if (codes_.size() < k) {
+    codes_.resize(k);
+    added_.resize(k);
+  }
+  for (size_t i = 0; i < k; ++i) codes_[i] = CodeOf(hashes[i]);
+  if (allow_extra && k + 1 <= static_cast<size_t>(ColumnsFor(r + 1))) {
     Reset(r + 1);
-    if (InsertPrefix(keys) == keys.size()) {
+    if (InsertPrefix(k) == k) {
       WriteLine(kAllStored, true, line);
-      return {r + 1, kAllStored, keys.size()};
+      return {r + 1, kAllStored, k};
     }
   }
   Reset(r);
-  size_t fit = InsertPrefix(keys);
-  out.planes = r;
-  out.threshold = kAllStored;
-  out.stored = fit;
-  if (fit < keys.size()) {
+  const size_t fit = InsertPrefix(k);
+  LineOutcome out{r, kAllStored, fit};
+  if (fit < k) {
     // Bump every key of the failing key's order and above. Keys of that
-    // order already stored must leave too: rebuild from the keys below it.
-    out.threshold = static_cast<int>(keys[fit].order);
+    // order already stored leave too: pivots are never changed once made,
+    // so the system of the keys below is the one before their pivots.
+    out.threshold = orders[fit];
     size_t below = fit;
-    while (below > 0 && keys[below - 1].order >= keys[fit].order) --below;
-    if (below != fit) {
-      Reset(r);
-      InsertPrefix(keys.first(below));
-    }
+    while (below > 0 && orders[below - 1] >= orders[fit]) --below;
+    Forget(below, fit);
     out.stored = below;
   }
   WriteLine(out.threshold, false, line);
   return out;
 }
 
-void LineSolver::WriteLine(int threshold, bool extra, unsigned char* line) const {
-  // Back substitution, highest column first: z_b[p] = f_b ^ parity(row_above
-  // & z_b) for a pivot column p (z_b holds only columns above p so far).
-  // Free columns stay 0.
-  Bits128 planes[32] = {};
-  for (int p = columns_ - 1; p >= 0; --p) {
-    if (!TestBit(filled_, p)) continue;
-    const Bits128& eq = pivots_[p];
-    Bits128 row = eq & row_mask_;
-    for (int b = 0; b < planes_; ++b) {
-      bool fp_bit = TestBit(eq, columns_ + b);
-      if (fp_bit != Parity(row & planes[b])) SetBit(planes[b], p);
-    }
+LineOutcome LineSolver::SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line) {
+  std::vector<uint64_t> hashes(keys.size());
+  std::vector<uint8_t> orders(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    hashes[i] = keys[i].hash;
+    orders[i] = static_cast<uint8_t>(keys[i].order);
   }
+  return Solve(hashes, orders.data(), r, allow_extra, line);
+}
+
+void LineSolver::WriteLine(int threshold, bool extra, unsigned char* line) const {
+  PlaneSet planes = BackSubstitute(PivotSystem{pivot_rows_, pivot_fps_, filled_, columns_, planes_});
   uint64_t words[8] = {};
-  for (int b = 0; b < planes_; ++b) OrBits(words, b * columns_, planes[b], columns_);
+  for (int b = 0; b < planes_; ++b) OrBits(words, b * columns_, planes.planes[b], columns_);
   std::memcpy(line, words, kLineBytes);
   line[kMetaByte] = static_cast<unsigned char>((extra ? kExtraPlaneFlag : 0) | threshold);
 }

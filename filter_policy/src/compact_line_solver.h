@@ -4,23 +4,31 @@
 // planes Z with s(x) . Z = f(x) for as many of the line's keys, taken in
 // order, as the line holds, and writes the line. Internal header.
 //
-// Gaussian elimination, one key at a time: an equation (row, then the
-// fingerprint above it) is reduced by the stored pivot of its lowest set
-// row bit until that column has no pivot (the equation becomes the pivot)
-// or the row vanishes (the key is dependent on stored ones: consistent if
-// the fingerprint vanished too, else the line cannot hold it). Back
-// substitution then fills the planes from the highest column down, with
-// free columns 0. A line of C columns holds about C - 1 keys: the i-th
-// random row falls in the span of the previous ones with probability
-// 2^(i-C), and a dependent key fits only if its fingerprint agrees, with
-// probability 2^-R.
+// Gaussian elimination, one key at a time: an equation (row, fingerprint)
+// is reduced by the stored pivot of its lowest set row bit until that
+// column has no pivot (the equation becomes the pivot) or the row vanishes
+// (the key is dependent on stored ones: consistent if the fingerprint
+// vanished too, else the line cannot hold it). Back substitution then fills
+// the planes from the highest column down, with free columns 0. A line of
+// C columns holds about C - 1 keys: the i-th random row falls in the span
+// of the previous ones with probability 2^(i-C), and a dependent key fits
+// only if its fingerprint agrees, with probability 2^-R.
+//
+// The line written depends only on the set of keys stored, not on the
+// order they were added in: the pivot columns are the leading columns of
+// the echelon form of the stored rows' span, and with free columns 0 the
+// solution on them is unique. So is the threshold: the first key of a
+// sorted sequence that contradicts the keys before it has the order of the
+// first order group whose union with the lower ones is inconsistent.
 
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "compact_layout.h"
+#include "compact_sweep.h"
 
 namespace linebloom::internal::compact {
 
@@ -42,26 +50,43 @@ struct LineOutcome {
 
 class LineSolver {
  public:
-  // Writes the 64-byte line at `line` for `keys`, which must be sorted by
-  // order. The line gets r + 1 planes if every key fits with them
-  // (`allow_extra` and at most ColumnsFor(r + 1) - 1 keys), else r planes
-  // and the keys of the lowest orders that fit.
+  // Writes the 64-byte line at `line` for the keys of `hashes`, which must
+  // be sorted by their orders `orders` (orders[i] of hashes[i]). The line
+  // gets r + 1 planes if every key fits with them (`allow_extra` and at
+  // most ColumnsFor(r + 1) - 1 keys), else r planes and the keys of the
+  // lowest orders that fit.
+  LineOutcome Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, bool allow_extra,
+                    unsigned char* line);
+  // As Solve, for keys sorted by order (their codes must be CodeOf(hash)).
   LineOutcome SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line);
 
  private:
   void Reset(int planes);
-  // Adds one key's equation; false if it contradicts the stored ones (the
-  // system is then as before).
-  bool Insert(const KeyCode& code);
-  // Keys of keys[0..) in order until one does not fit; returns how many fit.
-  size_t InsertPrefix(std::span<const LineKey> keys);
+  // Adds the equations of codes_[0..count) in order until one contradicts
+  // the stored ones; returns how many fit. added_[i] is the column key i
+  // became the pivot of, or -1.
+  size_t InsertPrefix(size_t count);
+  size_t InsertPrefixNarrow(size_t count);
+  size_t InsertPrefixWide(size_t count);
+  // InsertPrefix by SweepColumns (compact_sweep.h).
+  size_t InsertPrefixSwept(size_t count);
+  // Removes the pivots of keys [from, to).
+  void Forget(size_t from, size_t to);
   void WriteLine(int threshold, bool extra, unsigned char* line) const;
 
   int planes_ = 0;
   int columns_ = 0;
   Bits128 row_mask_;
   Bits128 filled_;  // bit p: column p has a pivot
-  Bits128 pivots_[128];
+  // Pivot p: its row (lowest set bit p) and its fingerprint.
+  Bits128 pivot_rows_[128];
+  uint32_t pivot_fps_[128];
+  // The equations of InsertPrefixSwept and the pivot of each column.
+  alignas(64) uint64_t eq_lo_[kMaxSweepKeys];
+  alignas(64) uint64_t eq_hi_[kMaxSweepKeys];
+  int8_t pivot_of_[128];
+  std::vector<KeyCode> codes_;
+  std::vector<int8_t> added_;
 };
 
 }  // namespace linebloom::internal::compact

@@ -1,0 +1,39 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// Forward elimination of a compact-filter line's equations a column at a
+// time, with AVX-512 (compact_line_solver.h). Internal header.
+//
+// Equation i is two words: the row's bits 0..63 and its bits 64..C-1 with
+// the fingerprint above them (C > 64), or the row and the fingerprint
+// (C <= 64). For each column p in turn, the lowest-numbered equation that
+// is not a pivot and has bit p becomes the pivot of p and is added to every
+// other such equation. An equation is only ever added to a later one, so
+// the first equations form the same pivots, and a non-pivot equation ends
+// as the sum of itself and earlier ones, with a zero row: where its
+// fingerprint part is not zero, the keys up to it contradict each other.
+// The pivots and the first contradicting key are thus those of adding the
+// keys one at a time, and a pivot equation is never changed once made.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace linebloom::internal::compact {
+
+// Most equations the sweep takes.
+inline constexpr size_t kMaxSweepKeys = 128;
+
+// Whether to use SweepColumns: the active kernel (linebloom/kernel.h) is the
+// AVX-512 one, so LINEBLOOM_KERNEL and ForceKernel choose the portable
+// elimination too.
+bool HasSweep();
+
+// Eliminates equations (lo[i], hi[i]) for i < count (<= kMaxSweepKeys; the
+// arrays hold a multiple of 8 equations, those from count on zero, 64-byte
+// aligned) over columns 0..columns-1 in place. pivot_of[p] becomes the
+// equation that is the pivot of column p, or -1. Returns the first
+// equation that contradicts the ones before it, or count.
+size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
+
+}  // namespace linebloom::internal::compact
