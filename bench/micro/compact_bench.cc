@@ -34,10 +34,11 @@
 //     geometrically with its bits -- extrapolated (and marked so) if none do;
 //   - the share of absent queries that read a second line, for the compact
 //     filter: the model's second_line_share (the public API cannot count it);
-//   - build ns/key: every row built --reps times in alternating order (each
-//     repetition starts one row later), after one untimed build per row, the
-//     median and the median of the per-repetition ratios to rocksdb-bloom and
-//     rocksdb-ribbon (ratio_summary.h);
+//   - build ns/key: every row timed --reps times in alternating order (each
+//     repetition starts one row later), after one untimed timing per row;
+//     a timing builds the filter over again until --build_keys keys are
+//     built, at least once. The median, and the median of the per-repetition
+//     ratios to rocksdb-bloom and rocksdb-ribbon (ratio_summary.h);
 //   - peak build memory: the most heap bytes live during a Build, above those
 //     live before it, per key (alloc_tracker.h counts operator new, which
 //     RocksDB's library also uses, and posix_memalign, which linebloom's
@@ -46,7 +47,8 @@
 //     block cache; the compact row a 64-byte-aligned copy), except the
 //     linebloom row, which finishes into its query memory.
 // Negative queries (--sizes_mb): per size each row's key count is chosen so
-// its filter at the 1 % setting is about that size; ns per single query and
+// its filter at the 1 % setting is about that size (from the bits per key a
+// first build of it spends); ns per single query and
 // per key of MayMatch batches of --batch (RocksDB's MultiGet calls at most
 // 32), every timing after an untimed run of the same row, rows alternating
 // as for builds.
@@ -97,6 +99,7 @@ struct Config {
   size_t queries = 1 << 20;      // absent keys per query timing
   size_t fpr_queries = 1 << 22;  // absent keys per measured rate (at least 1000 / p)
   size_t calibration_keys = 1 << 20;
+  size_t build_keys = 1 << 20;  // keys per build timing (whole filters, at least one)
   std::string json_path;
 };
 
@@ -232,6 +235,7 @@ class Bench {
   }
   void MeasureBuilds(double fpr, size_t keys);
   void AddRibbonPoints(double fpr, size_t keys, double bloom_bits, const KeySet& present);
+  size_t KeysForSize(const Row& row, double fpr, double bits, double* setting);
   void MeasureQueries(double size_mb);
 
   const Config& config_;
@@ -255,8 +259,8 @@ double Bench::RocksdbBloomBits(double fpr) {
   }
   const BitsAtFprResult at = BitsAtFpr(points, fpr);
   if (std::isnan(at.bits_per_key)) throw std::runtime_error("cannot calibrate RocksDB's Bloom filter");
-  std::fprintf(stderr, "rocksdb-bloom: %.3f bits/key measure %g (%s; linebloom's model: %.3f)\n", at.bits_per_key, fpr,
-               at.bracketed ? "interpolated" : "extrapolated", model);
+  std::fprintf(stderr, "rocksdb-bloom measures %g at %.3f bits/key (%s; linebloom's model: %.3f)\n", fpr,
+               at.bits_per_key, at.bracketed ? "interpolated" : "extrapolated", model);
   return bloom_bits_[fpr] = at.bits_per_key;
 }
 
@@ -270,18 +274,26 @@ void Bench::MeasureBuilds(double fpr, size_t keys) {
     cells[i].keys = keys;
     cells[i].setting = SettingFor(rows_[i], fpr, keys);
   }
-  for (int rep = -1; rep < config_.reps; ++rep) {  // -1: the untimed first build of each
+  // Small filters are built several times per timing, for a timing long
+  // enough to read.
+  const size_t builds = std::max<size_t>(1, config_.build_keys / keys);
+  for (int rep = -1; rep < config_.reps; ++rep) {  // -1: the untimed first builds
     for (size_t j = 0; j < rows_.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(rep + 1)) % rows_.size();
-      filters[i].reset();
-      filters[i] = rows_[i].make(cells[i].setting);
-      const PeakHeapScope memory;
-      const double start = NowNs();
-      filters[i]->Build(present.views());
-      const double ns = (NowNs() - start) / static_cast<double>(keys);
+      double ns = 0;
+      size_t peak = 0;
+      for (size_t b = 0; b < builds; ++b) {
+        filters[i].reset();
+        filters[i] = rows_[i].make(cells[i].setting);
+        const PeakHeapScope memory;
+        const double start = NowNs();
+        filters[i]->Build(present.views());
+        ns += NowNs() - start;
+        peak = std::max(peak, memory.PeakAboveStart());
+      }
       if (rep < 0) continue;
-      cells[i].build_ns.push_back(ns);
-      cells[i].peak_bytes.push_back(static_cast<double>(memory.PeakAboveStart()));
+      cells[i].build_ns.push_back(ns / static_cast<double>(builds * keys));
+      cells[i].peak_bytes.push_back(static_cast<double>(peak));
     }
   }
   for (size_t i = 0; i < rows_.size(); ++i) {
@@ -311,6 +323,21 @@ void Bench::AddRibbonPoints(double fpr, size_t keys, double bloom_bits, const Ke
   }
 }
 
+// Keys that make `row`'s filter at rate `fpr` about `bits` bits: from the
+// bits per key a filter of a first guess spends (Ribbon spends fewer than
+// its Bloom-equivalent setting; the compact's setting depends on the key
+// count). `*setting` gets the row's setting for that guess.
+size_t Bench::KeysForSize(const Row& row, double fpr, double bits, double* setting) {
+  const size_t guess = std::max<size_t>(1, static_cast<size_t>(bits / SettingFor(row, fpr, 1000000)));
+  *setting = SettingFor(row, fpr, guess);
+  const size_t probe_keys = std::min(guess, config_.calibration_keys);
+  const KeySet probe = KeySet::Range(0, probe_keys, config_.key_length);
+  const std::unique_ptr<BenchFilter> filter = row.make(*setting);
+  filter->Build(probe.views());
+  const double spent = static_cast<double>(filter->SizeBytes()) * 8 / static_cast<double>(probe_keys);
+  return std::max<size_t>(1, static_cast<size_t>(bits / spent));
+}
+
 void Bench::MeasureQueries(double size_mb) {
   constexpr double kSizeFpr = 0.01;
   const double bits_in_size = size_mb * 8 * 1024 * 1024;
@@ -318,14 +345,9 @@ void Bench::MeasureQueries(double size_mb) {
   std::vector<double> settings(rows_.size());
   size_t most = 0;
   for (size_t i = 0; i < rows_.size(); ++i) {
-    // The compact's setting depends on the key count: size it at the count
-    // a 1 M-key setting gives, then take that count's setting.
-    const double first = SettingFor(rows_[i], kSizeFpr, 1000000);
-    const size_t guess = static_cast<size_t>(bits_in_size / first);
-    settings[i] = SettingFor(rows_[i], kSizeFpr, guess);
     cells[i].filter = rows_[i].name;
     cells[i].size_mb = size_mb;
-    cells[i].keys = std::max<size_t>(1, static_cast<size_t>(bits_in_size / settings[i]));
+    cells[i].keys = KeysForSize(rows_[i], kSizeFpr, bits_in_size, &settings[i]);
     most = std::max(most, cells[i].keys);
   }
   const KeySet present = KeySet::Range(0, most, config_.key_length);
@@ -361,6 +383,7 @@ void AddFlags(CLI::App& app, Config& config) {
   app.add_option("--queries", config.queries, "absent keys per query timing")->check(CLI::Range(64, 1 << 26));
   app.add_option("--fpr_queries", config.fpr_queries, "absent keys per measured rate (at least 1000 / rate)");
   app.add_option("--calibration_keys", config.calibration_keys, "keys of the rocksdb-bloom setting search");
+  app.add_option("--build_keys", config.build_keys, "keys per build timing: smaller filters are built repeatedly");
   app.add_option("--json", config.json_path, "also write every cell and repetition to this file");
 }
 
@@ -372,6 +395,7 @@ void MakeSmoke(Config& config) {
   config.queries = 1 << 14;
   config.fpr_queries = 1 << 17;
   config.calibration_keys = 20000;
+  config.build_keys = 1 << 16;
 }
 
 }  // namespace
