@@ -36,7 +36,8 @@ std::atomic<size_t> live{0};
 std::atomic<size_t> peak{0};
 
 void Count(void* p) {
-  const size_t now = live.fetch_add(malloc_usable_size(p), std::memory_order_relaxed) + malloc_usable_size(p);
+  const size_t bytes = malloc_usable_size(p);
+  const size_t now = live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   size_t seen = peak.load(std::memory_order_relaxed);
   while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
   }

@@ -85,6 +85,7 @@
 #include "linebloom/filter_options.h"
 #include "linebloom/kernel.h"
 #include "policy_filter.h"
+#include "report_output.h"
 
 namespace linebloom::bench {
 namespace {
@@ -183,6 +184,11 @@ std::unique_ptr<PolicyBackedFilter> RocksdbRibbon(double bloom_bits) {
   return std::make_unique<PolicyBackedFilter>(Policy(::rocksdb::NewRibbonFilterPolicy(bloom_bits, -1)), 5);
 }
 
+// The rows, in the tables' order. Another filter is one more MakeRow line:
+// the RocksDB plugin's compact kind, for instance, as
+//   MakeRow<PolicyBackedFilter>("linebloom-plugin-compact", Setting::kCompactModel, [](double bits) {
+//     return std::make_unique<PolicyBackedFilter>(/* the plugin's policy, compact kind, at bits */, 5);
+//   }),
 std::vector<Row> Rows() {
   return {
       MakeRow<PolicyBackedFilter>(kCompactBloomName, Setting::kRocksdbBloomMeasured, RocksdbBloom),
@@ -433,10 +439,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "linebloom-compact-bench: %s\n", e.what());
     return 1;
   }
-  report.Print(stdout);
-  if (!config.json_path.empty() && !report.WriteJson(config.json_path)) {
-    std::fprintf(stderr, "cannot write %s\n", config.json_path.c_str());
-    return 1;
-  }
-  return 0;
+  return PrintReport(report, config.json_path);
 }
