@@ -53,6 +53,10 @@
 // 32), every timing after an untimed run of the same row, rows alternating
 // as for builds.
 //
+// A row whose filter cannot be built (a compact build that falls back to a
+// Bloom filter, which would be measured under the wrong name) is reported
+// as not built, with the reason, and the run goes on.
+//
 // A further row is one MakeRow line in Rows() (e.g. the RocksDB plugin's
 // compact kind as a PolicyBackedFilter).
 //
@@ -286,16 +290,23 @@ void Bench::MeasureBuilds(double fpr, size_t keys) {
   for (int rep = -1; rep < config_.reps; ++rep) {  // -1: the untimed first builds
     for (size_t j = 0; j < rows_.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(rep + 1)) % rows_.size();
+      if (!cells[i].failure.empty()) continue;
       double ns = 0;
       size_t peak = 0;
-      for (size_t b = 0; b < builds; ++b) {
+      try {
+        for (size_t b = 0; b < builds; ++b) {
+          filters[i].reset();
+          filters[i] = rows_[i].make(cells[i].setting);
+          const PeakHeapScope memory;
+          const double start = NowNs();
+          filters[i]->Build(present.views());
+          ns += NowNs() - start;
+          peak = std::max(peak, memory.PeakAboveStart());
+        }
+      } catch (const std::exception& e) {  // the row is reported as not built
+        cells[i].failure = e.what();
         filters[i].reset();
-        filters[i] = rows_[i].make(cells[i].setting);
-        const PeakHeapScope memory;
-        const double start = NowNs();
-        filters[i]->Build(present.views());
-        ns += NowNs() - start;
-        peak = std::max(peak, memory.PeakAboveStart());
+        continue;
       }
       if (rep < 0) continue;
       cells[i].build_ns.push_back(ns / static_cast<double>(builds * keys));
@@ -303,6 +314,7 @@ void Bench::MeasureBuilds(double fpr, size_t keys) {
     }
   }
   for (size_t i = 0; i < rows_.size(); ++i) {
+    if (!cells[i].failure.empty()) continue;
     cells[i].bytes = filters[i]->SizeBytes();
     cells[i].fpr = MeasureFpr(*filters[i]);
     if (rows_[i].setting == Setting::kCompactModel) {
@@ -353,20 +365,31 @@ void Bench::MeasureQueries(double size_mb) {
   for (size_t i = 0; i < rows_.size(); ++i) {
     cells[i].filter = rows_[i].name;
     cells[i].size_mb = size_mb;
-    cells[i].keys = KeysForSize(rows_[i], kSizeFpr, bits_in_size, &settings[i]);
+    try {
+      cells[i].keys = KeysForSize(rows_[i], kSizeFpr, bits_in_size, &settings[i]);
+    } catch (const std::exception& e) {
+      cells[i].failure = e.what();
+    }
     most = std::max(most, cells[i].keys);
   }
   const KeySet present = KeySet::Range(0, most, config_.key_length);
-  std::vector<std::unique_ptr<BenchFilter>> filters;
+  std::vector<std::unique_ptr<BenchFilter>> filters(rows_.size());
   for (size_t i = 0; i < rows_.size(); ++i) {
-    filters.push_back(rows_[i].make(settings[i]));
-    filters.back()->Build(present.views().first(cells[i].keys));
-    cells[i].bytes = filters.back()->SizeBytes();
+    if (!cells[i].failure.empty()) continue;
+    try {
+      filters[i] = rows_[i].make(settings[i]);
+      filters[i]->Build(present.views().first(cells[i].keys));
+      cells[i].bytes = filters[i]->SizeBytes();
+    } catch (const std::exception& e) {  // the row is reported as not built
+      cells[i].failure = e.what();
+      filters[i].reset();
+    }
   }
   const auto keys = timing_absent_.views();
   for (int rep = 0; rep < config_.reps; ++rep) {
     for (size_t j = 0; j < rows_.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(rep)) % rows_.size();
+      if (!filters[i]) continue;
       filters[i]->TimeSingle(keys);
       cells[i].single_ns.push_back(filters[i]->TimeSingle(keys));
       filters[i]->TimeBatches(keys, config_.batch);

@@ -101,6 +101,10 @@ void CompactReport::PrintBuilds(FILE* out, double target_fpr, size_t keys) const
   const BuildCell* ribbon = FindBuild(target_fpr, keys, kCompactRibbonName);
   for (const BuildCell& c : builds_) {
     if (c.target_fpr != target_fpr || c.keys != keys) continue;
+    if (!c.failure.empty()) {
+      std::fprintf(out, "| %s | %.2f | not built: %s |\n", c.filter.c_str(), c.setting, c.failure.c_str());
+      continue;
+    }
     const BitsAtFprResult at = RibbonBitsAt(target_fpr, keys, c.fpr.Rate());
     std::string vs_ribbon = Format("%.3f", c.BitsPerKey() / at.bits_per_key);
     if (!at.bracketed && !std::isnan(at.bits_per_key)) vs_ribbon += " (extrapolated)";
@@ -135,6 +139,10 @@ void CompactReport::PrintQueries(FILE* out, double size_mb) const {
   const QueryCell* ribbon = FindQuery(size_mb, kCompactRibbonName);
   for (const QueryCell& c : queries_) {
     if (c.size_mb != size_mb) continue;
+    if (!c.failure.empty()) {
+      std::fprintf(out, "| %s | %zu | not built: %s |\n", c.filter.c_str(), c.keys, c.failure.c_str());
+      continue;
+    }
     std::fprintf(out, "| %s | %zu | %.2f | %.1f | %s | %s | %.1f | %s | %s |\n", c.filter.c_str(), c.keys,
                  static_cast<double>(c.bytes) / (1 << 20), Median(c.single_ns),
                  FormatRatio(c.single_ns, bloom ? &bloom->single_ns : nullptr).c_str(),
@@ -170,6 +178,16 @@ void WriteArray(FILE* f, const char* name, const std::vector<double>& values) {
   std::fprintf(f, "]");
 }
 
+// A message as a JSON string (messages hold no control characters).
+void WriteString(FILE* f, const char* name, const std::string& value) {
+  std::fprintf(f, "\"%s\": \"", name);
+  for (char c : value) {
+    if (c == '"' || c == '\\') std::fputc('\\', f);
+    std::fputc(c, f);
+  }
+  std::fprintf(f, "\"");
+}
+
 // JSON has no NaN: absent values are null.
 void WriteNumber(FILE* f, const char* name, double value) {
   if (std::isnan(value)) {
@@ -202,6 +220,8 @@ bool CompactReport::WriteJson(const std::string& path) const {
     WriteArray(f, "build_ns", c.build_ns);
     std::fprintf(f, ", ");
     WriteArray(f, "peak_bytes", c.peak_bytes);
+    std::fprintf(f, ", ");
+    WriteString(f, "failure", c.failure);
     std::fprintf(f, "}");
   }
   std::fprintf(f, "],\n \"ribbon_points\": [");
@@ -218,6 +238,8 @@ bool CompactReport::WriteJson(const std::string& path) const {
     WriteArray(f, "single_ns", c.single_ns);
     std::fprintf(f, ", ");
     WriteArray(f, "batch_ns", c.batch_ns);
+    std::fprintf(f, ", ");
+    WriteString(f, "failure", c.failure);
     std::fprintf(f, "}");
   }
   std::fprintf(f, "]}\n");

@@ -67,6 +67,7 @@ struct BuildCell {
   double second_line_share = std::numeric_limits<double>::quiet_NaN();  // compact: the model's
   std::vector<double> build_ns;                                         // per key, one per repetition
   std::vector<double> peak_bytes;  // above the bytes live before, one per repetition
+  std::string failure;             // why the filter could not be built; empty if it was
 
   double BitsPerKey() const { return keys == 0 ? 0 : static_cast<double>(bytes) * 8 / static_cast<double>(keys); }
 };
@@ -79,6 +80,7 @@ struct QueryCell {
   size_t bytes = 0;
   std::vector<double> single_ns;  // per query, one per repetition
   std::vector<double> batch_ns;   // per key of a batch, one per repetition
+  std::string failure;            // why the filter could not be built; empty if it was
 };
 
 class CompactReport {

@@ -80,7 +80,8 @@ CompactReport SampleReport() {
   report.AddBuild(compact);
   report.AddRibbonPoint(0.01, 1000, {9.0, 0.02});
   report.AddRibbonPoint(0.01, 1000, {11.0, 0.005});
-  QueryCell q{kCompactBloomName, 1, 100, 4096, {2, 4}, {1, 1}};
+  QueryCell q{
+      .filter = kCompactBloomName, .size_mb = 1, .keys = 100, .bytes = 4096, .single_ns = {2, 4}, .batch_ns = {1, 1}};
   report.AddQuery(q);
   q.filter = "linebloom-compact";
   q.single_ns = {3, 6};
@@ -124,6 +125,25 @@ TEST(CompactReport, PrintsRatiosOfTheRepetitions) {
                    "11.000: 0.5000 %;"),
             std::string::npos)
       << s;
+}
+
+TEST(CompactReport, ReportsAFilterNotBuilt) {
+  CompactReport report = SampleReport();
+  BuildCell failed = Cell("other", 0, 0, {});
+  failed.failure = "fell back to \"Bloom\"";
+  report.AddBuild(failed);
+  const QueryCell q{.filter = "other", .size_mb = 1, .keys = 100, .failure = "fell back"};
+  report.AddQuery(q);
+  const std::string s = Printed(report);
+  EXPECT_NE(s.find("| other | 10.00 | not built: fell back to \"Bloom\" |"), std::string::npos) << s;
+  EXPECT_NE(s.find("| other | 100 | not built: fell back |"), std::string::npos) << s;
+  const std::string path = ::testing::TempDir() + "compact_report_failure_test.json";
+  ASSERT_TRUE(report.WriteJson(path));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("\"failure\": \"fell back to \\\"Bloom\\\"\"}"), std::string::npos) << text.str();
+  std::remove(path.c_str());
 }
 
 TEST(CompactReport, JsonHasEveryCellAndNullForNoModel) {
