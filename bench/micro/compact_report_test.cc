@@ -80,8 +80,13 @@ CompactReport SampleReport() {
   report.AddBuild(compact);
   report.AddRibbonPoint(0.01, 1000, {9.0, 0.02});
   report.AddRibbonPoint(0.01, 1000, {11.0, 0.005});
-  QueryCell q{
-      .filter = kCompactBloomName, .size_mb = 1, .keys = 100, .bytes = 4096, .single_ns = {2, 4}, .batch_ns = {1, 1}};
+  QueryCell q;
+  q.filter = kCompactBloomName;
+  q.size_mb = 1;
+  q.keys = 100;
+  q.bytes = 4096;
+  q.single_ns = {2, 4};
+  q.batch_ns = {1, 1};
   report.AddQuery(q);
   q.filter = "linebloom-compact";
   q.single_ns = {3, 6};
@@ -132,7 +137,11 @@ TEST(CompactReport, ReportsAFilterNotBuilt) {
   BuildCell failed = Cell("other", 0, 0, {});
   failed.failure = "fell back to \"Bloom\"";
   report.AddBuild(failed);
-  const QueryCell q{.filter = "other", .size_mb = 1, .keys = 100, .failure = "fell back"};
+  QueryCell q;
+  q.filter = "other";
+  q.size_mb = 1;
+  q.keys = 100;
+  q.failure = "fell back";
   report.AddQuery(q);
   const std::string s = Printed(report);
   EXPECT_NE(s.find("| other | 10.00 | not built: fell back to \"Bloom\" |"), std::string::npos) << s;
