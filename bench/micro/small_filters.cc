@@ -32,6 +32,7 @@
 #include "builtin_label.h"
 #include "linebloom/kernel.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
+#include "report_output.h"
 #include "small_filter_report.h"
 #include "small_filter_sets.h"
 
@@ -239,10 +240,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "linebloom-small-filters: %s\n", e.what());
     return 1;
   }
-  report.Print(stdout);
-  if (!config.json_path.empty() && !report.WriteJson(config.json_path)) {
-    std::fprintf(stderr, "cannot write %s\n", config.json_path.c_str());
-    return 1;
-  }
-  return 0;
+  return PrintReport(report, config.json_path);
 }
