@@ -110,12 +110,14 @@ inline uint32_t FingerprintOf(const KeyCode& code, int planes) {
   return static_cast<uint32_t>(code.rest >> (64 - planes));
 }
 
-// The hash a key is placed by in `layer`: h itself in layer 0, and a
-// bijective remix of it in the next layers, so that the keys a line bumps
-// spread over the lines of the next layer.
+// The hash a key is placed by in `layer`: h itself in layer 0, and a full
+// avalanche of h plus a per-layer constant in the next ones. Keys a line
+// bumps share their line's range of the layer hash; a remix that kept
+// their neighbourhood (h_i = h_1 + const) would put them together again in
+// every later layer, and the layers would shrink slowly and run out.
 inline uint64_t LayerHash(uint64_t h, int layer) {
   if (layer == 0) return h;
-  return (h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u) * 0xAEF17502108EF2D9u;
+  return Avalanche(h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u);
 }
 
 // A key's line among `num_lines` (fastrange on the 64-bit layer hash), and

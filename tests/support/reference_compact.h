@@ -85,10 +85,10 @@ inline uint64_t Mix(uint64_t x) {
   return x;
 }
 
-// h_0 = h; h_i = (h + i * 0xD1B54A32D192ED03) * 0xAEF17502108EF2D9.
+// h_0 = h; h_i = mix(h + i * 0xD1B54A32D192ED03).
 inline uint64_t LayerHash(uint64_t h, int layer) {
   if (layer == 0) return h;
-  return (h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u) * 0xAEF17502108EF2D9u;
+  return Mix(h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u);
 }
 
 // Where h_i lands in a layer of `lines` lines.
