@@ -13,6 +13,7 @@
 
 #include "key_hash.h"
 #include "linebloom/compact_math.h"
+#include "linebloom/filter_builder.h"
 #include "linebloom/filter_format.h"
 #include "linebloom/filter_reader.h"
 
@@ -116,8 +117,16 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
 }
 
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
-  const std::string filter = builder_.Finish();
-  if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
+  std::string filter;
+  if (builder_.NumKeys() == 0) {
+    // A compact filter of no keys is written with 0 fingerprint bits, which
+    // CompactFilterReader::Parse rejects; a Bloom filter of no blocks reads
+    // as "no key" in every linebloom release.
+    filter = FilterBuilder(builder_.options()).Finish();
+  } else {
+    filter = builder_.Finish();
+    if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
+  }
   std::unique_ptr<char[]> bytes(new char[filter.size()]);
   std::memcpy(bytes.get(), filter.data(), filter.size());
   pending_verify_.clear();

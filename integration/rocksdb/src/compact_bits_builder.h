@@ -65,7 +65,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void SetBitsPerKey(double bits_per_key);
   double bits_per_key() const { return bits_per_key_; }
 
-  // The filter, in a buffer of its exact size.
+  // The filter, in a buffer of its exact size; for no entries an empty
+  // Bloom filter (see Finish in the .cc).
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status.
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) override;
