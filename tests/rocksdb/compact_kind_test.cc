@@ -222,10 +222,20 @@ TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
     const uint64_t before = policy->num_malformed_filters();
     const PolicyFilter filter = PolicyFilter::FromBytes(*policy, bad);
     EXPECT_EQ(policy->num_malformed_filters(), before + 1);
-    EXPECT_NE(policy->last_malformed_reason().find("compact filter block"), std::string::npos)
+    EXPECT_NE(policy->last_malformed_reason().find("malformed filter block"), std::string::npos);
+    EXPECT_NE(policy->last_malformed_reason().find("compact kind"), std::string::npos)
         << policy->last_malformed_reason();
     for (const auto& k : Keys(5000, 100, 1)) EXPECT_TRUE(filter.MayMatch(k));
   }
+  // A trailer of a version after the compact kind's: no known kind.
+  std::string future = good;
+  future[future.size() - 9] = 4;
+  ASSERT_EQ(DetectFilterKind(future), FilterKind::kUnknown);
+  const PolicyFilter unknown = PolicyFilter::FromBytes(*policy, future);
+  EXPECT_TRUE(unknown.MayMatch("anything"));
+  EXPECT_NE(policy->last_malformed_reason().find("version"), std::string::npos) << policy->last_malformed_reason();
+  EXPECT_EQ(policy->last_malformed_reason().find("compact kind"), std::string::npos);
+
   // A filter of no keys from the policy's builder answers "no".
   ::rocksdb::BlockBasedTableOptions table;
   ::rocksdb::FilterBuildingContext context(table);
@@ -234,7 +244,7 @@ TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
   const ::rocksdb::Slice empty = bits_builder->Finish(&buf);
   const PolicyFilter none = PolicyFilter::FromBytes(*policy, {empty.data(), empty.size()});
   EXPECT_FALSE(none.MayMatch("anything"));
-  EXPECT_EQ(policy->num_malformed_filters(), 2u);
+  EXPECT_EQ(policy->num_malformed_filters(), 3u);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // partitioned filters, with and without level_aware) get the compact kind
 // from the chosen level down and the Bloom kind above it; every key is
 // found and absent keys are filtered, also after a compaction to the last
-// level and after reopening with the option off.
+// level and after reopening with the option off. compact_bottommost, and
+// both options through an OPTIONS file.
 
 #include <map>
 #include <memory>
@@ -16,12 +17,15 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/convenience.h>
 #include <rocksdb/metadata.h>
+#include <rocksdb/utilities/options_util.h>
 
 #include "db_fixture.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/rocksdb/filter_bits.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
+#include "linebloom/rocksdb/registration.h"
 
 namespace linebloom::rocksdb_plugin {
 namespace {
@@ -169,22 +173,7 @@ std::multimap<int, double> BitsPerEntryByLevel(::rocksdb::DB& db) {
 }
 
 void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::vector<std::string>>& batches) {
-  std::string value;
-  for (const auto& keys : batches) {
-    for (const auto& key : keys) {
-      ASSERT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).ok()) << key;
-      ASSERT_EQ(value, ValueFor(key));
-    }
-  }
-}
-
-// Absent keys that fall inside every file's range; how many filter checks
-// said "no".
-uint64_t FilterRejections(::rocksdb::DB& db, ::rocksdb::Statistics& stats, const std::vector<std::string>& absent) {
-  stats.Reset();
-  std::string value;
-  for (const auto& key : absent) EXPECT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).IsNotFound()) << key;
-  return ReadFilterCounts(stats).useful;
+  for (const auto& keys : batches) ExpectEveryKeyFound(db, keys);
 }
 
 TEST_P(DbCompactKind, KindByLevelAndEveryKeyFound) {
@@ -226,7 +215,7 @@ TEST_P(DbCompactKind, KindByLevelAndEveryKeyFound) {
     }
     ExpectAllFound(*db, batches);
     // Four filters per absent key, each rejecting ~99 %.
-    EXPECT_GT(FilterRejections(*db, *options.statistics, absent), absent.size() * 4 * 9 / 10);
+    EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, absent), absent.size() * 4 * 9 / 10);
     EXPECT_EQ(record_.read.count(FilterKind::kUnknown), 0u);
     EXPECT_GT(record_.read.count(FilterKind::kCompact), 0u);
     EXPECT_GT(record_.read.count(FilterKind::kBloom), 0u);
@@ -248,7 +237,7 @@ TEST_P(DbCompactKind, KindByLevelAndEveryKeyFound) {
       }
     }
     ExpectAllFound(*db, batches);
-    EXPECT_GT(FilterRejections(*db, *options.statistics, absent), absent.size() * 9 / 10);
+    EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, absent), absent.size() * 9 / 10);
     EXPECT_EQ(policy->num_malformed_filters(), 0u);
     EXPECT_EQ(policy->num_compact_fallbacks(), 0u);
   }
@@ -260,7 +249,7 @@ TEST_P(DbCompactKind, KindByLevelAndEveryKeyFound) {
   auto db = OpenDb(options, dir.path());
   ASSERT_TRUE(db);
   ExpectAllFound(*db, batches);
-  EXPECT_GT(FilterRejections(*db, *options.statistics, absent), absent.size() * 9 / 10);
+  EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, absent), absent.size() * 9 / 10);
   EXPECT_GT(record_.read.count(FilterKind::kCompact), 0u);
   EXPECT_EQ(off->num_malformed_filters(), 0u);
 }
@@ -284,7 +273,48 @@ TEST_P(DbCompactKind, BottommostFilesGetTheCompactKind) {
     EXPECT_EQ(kind, level == -1 ? FilterKind::kBloom : FilterKind::kCompact) << "level " << level;
   }
   ExpectAllFound(*db, {keys});
-  EXPECT_GT(FilterRejections(*db, *options.statistics, Keys(1, 5000, 2)), 5000u * 9 / 10);
+  EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, Keys(1, 5000, 2)), 5000u * 9 / 10);
+}
+
+// OPTIONS file round trip: RocksDB writes compact_from_level and
+// compact_bottommost into the DB's OPTIONS file, LoadLatestOptions gives
+// them back, and a DB opened from the loaded options writes compact
+// filters from that level down.
+TEST(RocksdbCompactKindOptionsFile, OptionsComeBack) {
+  RegisterLinebloomWithDefaultLibrary();
+  TempDir dir;
+  LinebloomPolicyOptions written;
+  written.bits_per_key = 12;
+  written.compact_from_level = 1;
+  written.compact_bottommost = true;
+  const auto keys = Keys(0, 10000, 2);
+  {
+    auto db = OpenDb(MakeOptions(NewLinebloomFilterPolicy(written), FilterMode()), dir.path());
+    ASSERT_TRUE(db);
+  }
+  ::rocksdb::DBOptions db_options;
+  std::vector<::rocksdb::ColumnFamilyDescriptor> cfs;
+  const auto policy = LoadOptionsFile(dir.path(), &db_options, &cfs);
+  ASSERT_NE(policy, nullptr);
+  const auto* loaded = policy->CheckedCast<LinebloomFilterPolicy>();
+  ASSERT_NE(loaded, nullptr) << policy->Name();
+  EXPECT_EQ(loaded->options().bits_per_key, 12.0);
+  EXPECT_EQ(loaded->options().compact_from_level, 1);
+  EXPECT_TRUE(loaded->options().compact_bottommost);
+
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+  std::unique_ptr<::rocksdb::DB> db;
+  db_options.statistics = ::rocksdb::CreateDBStatistics();
+  ASSERT_TRUE(OpenDB(db_options, dir.path(), cfs, &handles, &db).ok());
+  PutAll(*db, keys);
+  FlushAndCompact(*db);
+  // One file at the last level, of the compact kind: at 12 bits per key its
+  // Bloom-equivalent is under 9 bits per entry.
+  const auto bits = BitsPerEntryByLevel(*db);
+  ASSERT_FALSE(bits.empty());
+  for (const auto& [level, b] : bits) EXPECT_LT(b, 10.0) << "level " << level;
+  ExpectAllFound(*db, {keys});
+  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Rocksdb, DbCompactKind,

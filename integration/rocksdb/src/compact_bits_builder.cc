@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -93,27 +91,13 @@ void CompactBitsBuilder::Append(uint64_t hash) {
   if (post_verify_) hashes_to_verify_.push_back(hash);
 }
 
-// A key is new unless it repeats the previous key or is a known prefix.
-void CompactBitsBuilder::AddKeyHash(uint64_t hash) {
-  const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
-  any_key_ = true;
-  last_key_ = hash;
-  if (!repeat) Append(hash);
+void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
+  const uint64_t hash = internal::HashKeyTiered(View(key), seed_);
+  if (repeats_.NewKey(hash)) Append(hash);
 }
 
-void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) { AddKeyHash(internal::HashKeyTiered(View(key), seed_)); }
-
-// The alt is new the first time it is seen in this filter, unless it equals
-// this key or the previous one.
 void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) {
-  const uint64_t alt_hash = KeyHash(View(alt), seed_);
-  const bool had_previous = any_key_;
-  const uint64_t previous = last_key_;
-  const uint64_t key_hash = KeyHash(View(key), seed_);
-  AddKeyHash(key_hash);
-  if (prefixes_.Insert(alt_hash) && alt_hash != key_hash && !(had_previous && alt_hash == previous)) {
-    Append(alt_hash);
-  }
+  repeats_.KeyAndAlt(KeyHash(View(key), seed_), KeyHash(View(alt), seed_), [this](uint64_t hash) { Append(hash); });
 }
 
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
@@ -131,25 +115,14 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
   std::memcpy(bytes.get(), filter.data(), filter.size());
   pending_verify_.clear();
   pending_verify_.swap(hashes_to_verify_);
-  prefixes_.Clear();
-  any_key_ = false;
+  repeats_.Reset();
   const ::rocksdb::Slice result(bytes.get(), filter.size());
   buf->reset(bytes.release());
   return result;
 }
 
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) {
-  try {
-    ::rocksdb::Slice filter = Finish(buf);
-    if (status != nullptr) *status = ::rocksdb::Status::OK();
-    return filter;
-  } catch (const std::bad_alloc&) {
-    if (status != nullptr) *status = ::rocksdb::Status::MemoryLimit("linebloom: cannot allocate the filter");
-  } catch (const std::exception& e) {
-    if (status != nullptr) *status = ::rocksdb::Status::Aborted("linebloom: filter construction failed: ", e.what());
-  }
-  buf->reset();
-  return ::rocksdb::Slice();
+  return FinishWithStatus(this, buf, status);
 }
 
 ::rocksdb::Status CompactBitsBuilder::MaybePostVerify(const ::rocksdb::Slice& filter) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "hash_set.h"
+#include "repeat_filter.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -89,16 +89,13 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
  private:
   void Append(uint64_t hash);
-  void AddKeyHash(uint64_t hash);
 
   CompactFilterBuilder builder_;
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
   FallbackReport on_fallback_;
-  bool any_key_ = false;   // last_key_ is set (since the last Finish)
-  uint64_t last_key_ = 0;  // hash of the key of the latest AddKey*
-  HashSet prefixes_;       // hashes of the alts of this filter
+  RepeatFilter repeats_;  // the previous key, the alts of this filter
   std::vector<uint64_t> hashes_to_verify_;
   std::vector<uint64_t> pending_verify_;
 };

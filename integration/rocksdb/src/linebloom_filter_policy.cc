@@ -330,13 +330,13 @@ std::optional<FilterOptions> LinebloomFilterPolicy::PlanNewFileFilter(
   if (DetectFilterKind(bytes) == FilterKind::kCompact) {
     CompactFilterReader compact;
     const ParseResult parsed = CompactFilterReader::Parse(bytes, &compact, parse_options);
-    if (!parsed.ok()) return MalformedFilterReader(contents.size(), "compact filter block", parsed);
+    if (!parsed.ok()) return MalformedFilterReader(contents.size(), ", compact kind", parsed);
     if (compact.num_layers() == 0) return new EmptyFilterBitsReader();
     return NewCompactBitsReader(compact);
   }
   FilterReader reader;
   const ParseResult parsed = FilterReader::Parse(bytes, &reader, parse_options);
-  if (!parsed.ok()) return MalformedFilterReader(contents.size(), "filter block", parsed);
+  if (!parsed.ok()) return MalformedFilterReader(contents.size(), "", parsed);
   if (reader.num_blocks() == 0) {
     return new EmptyFilterBitsReader();
   }
@@ -344,14 +344,15 @@ std::optional<FilterOptions> LinebloomFilterPolicy::PlanNewFileFilter(
 }
 
 // Counts and reports (once per kind of problem) a filter block that did not
-// parse, and answers "may match" for it.
+// parse, and answers "may match" for it. `kind` is "" for a Bloom filter
+// block (or bytes of no known kind) and ", compact kind" for a compact one.
 ::rocksdb::FilterBitsReader* LinebloomFilterPolicy::MalformedFilterReader(size_t size, const char* kind,
                                                                           ParseResult parsed) const {
-  const std::string reason = std::string("linebloom: ignoring a malformed ")
-                                 .append(kind)
-                                 .append(" (")
+  const std::string reason = std::string("linebloom: ignoring a malformed filter block (")
                                  .append(std::to_string(size))
-                                 .append(" bytes): ")
+                                 .append(" bytes")
+                                 .append(kind)
+                                 .append("): ")
                                  .append(parsed.message())
                                  .append("; lookups it covers will read data blocks instead");
   Diagnostics& d = *diagnostics_;
