@@ -1,10 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // linebloom as a RocksDB filter: a rocksdb::FilterPolicy whose filter blocks
-// (full, or one per partition) are linebloom filters (docs/FORMAT.md): the
-// blocked Bloom filter, or from a chosen level down the compact filter
-// (linebloom/compact_filter.h), as RocksDB's Ribbon policy chooses Ribbon
-// from its bloom_before_level.
+// (full, or one per partition) are linebloom filters (docs/FORMAT.md): Bloom,
+// or from a chosen level down compact (linebloom/compact_filter.h).
 //
 //   BlockBasedTableOptions t;
 //   t.filter_policy = linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(10);
@@ -45,25 +43,14 @@
 //                    per entry, for the number of data blocks per level
 //   level_weights    string, default empty: per-level cost weights, L0 first,
 //                    ':'-separated; replaces the cache-aware weights
-//   compact_from_level int >= -1, default 2147483647 (INT_MAX, never): SSTs
-//                    created at this level or deeper get the compact
-//                    filter, the others the Bloom filter. Levels are
-//                    counted as RocksDB's Ribbon policy counts them for
-//                    bloom_before_level: a flush is level -1 (so 0 means
-//                    every file but the flushed ones, -1 every file), a file
-//                    of unknown level (SstFileWriter, level -1) and every
-//                    file under FIFO or no compaction is at the bottom
-//   compact_bottommost bool, default false: a file RocksDB knows is going
-//                    into the bottommost sorted run of its key range
-//                    (FilterBuildingContext::is_bottommost) gets the compact
-//                    filter whatever its level
-// A compact filter is built with the bits per key whose modeled false-
-// positive rate equals the Bloom filter's at bits_per_key (about 25 % less
-// memory), or with level_aware with its level's bits; bits per key are
-// clamped to the compact range [5.5, 30]. It takes longer to build. Either
-// option only chooses what new files get: readers tell the kinds apart by
-// their bytes, so any policy reads both. (linebloom releases without the
-// compact filter read a compact filter block as malformed: "may match".)
+//   compact_from_level int >= -1, default INT_MAX (never): SSTs created at
+//                    this level or deeper get the compact filter, the
+//                    others Bloom; levels as RocksDB's Ribbon policy counts
+//                    them for bloom_before_level (NewFileFilterKind)
+//   compact_bottommost bool, default false: the compact filter also for a
+//                    file going into the bottommost run (is_bottommost)
+// (Compact bits per key: CompactBitsPerKey, or the level's with level_aware.
+// Any policy reads both kinds; docs/ROCKSDB.md.)
 //
 // A filter block that does not parse (corrupt, truncated, a future format
 // version, another policy's bytes) gets a reader that answers "may match"
@@ -124,8 +111,12 @@ struct LinebloomPolicyOptions {
   // "0.1:1:1:1:1:1:1"); empty: computed. A configured list replaces the
   // cache-aware weights.
   std::string level_weights;
-  // The compact filter from this level down (see the file comment);
-  // kNeverCompact: the Bloom filter everywhere.
+  // The compact filter from this level down (NewFileFilterKind);
+  // kNeverCompact: the Bloom filter everywhere. A compact filter costs
+  // about 25 % less memory than Bloom at the same false-positive rate and
+  // takes longer to build. The options choose only what new files get:
+  // readers tell the kinds apart by their bytes (linebloom releases without
+  // the compact filter read its blocks as malformed: "may match").
   static constexpr int kNeverCompact = INT_MAX;
   int compact_from_level = kNeverCompact;
   bool compact_bottommost = false;
@@ -163,13 +154,19 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // A file of the compact kind (NewFileFilterKind) without level_aware gets
   // CompactBitsPerKey().
   std::optional<FilterOptions> PlanNewFileFilter(const ::rocksdb::FilterBuildingContext& context) const;
-  // The kind of filter a new SST described by `context` gets: kCompact or
-  // kBloom, from compact_from_level and compact_bottommost.
+  // The kind of filter a new SST described by `context` gets: kCompact if
+  // compact_bottommost and context.is_bottommost, else kCompact if its level
+  // is at least compact_from_level, counted as RocksDB's Ribbon policy
+  // counts levels for bloom_before_level: a flush is level -1 (so 0 means
+  // every file but flushed ones, -1 every file), a file of unknown level
+  // (SstFileWriter) and every file under FIFO or no compaction is at the
+  // bottom (INT_MAX - 1); else kBloom.
   FilterKind NewFileFilterKind(const ::rocksdb::FilterBuildingContext& context) const;
   // The bits per key of compact filters without level_aware: the least
   // (to 0.01) whose modeled false-positive rate (CompactFpr) is at most the
   // Bloom filter's at bits_per_key and num_probes (BlockedFpr), within the
-  // compact range. Computed once.
+  // compact range [5.5, 30]. Computed once. With level_aware a compact file
+  // gets its level's bits, clamped to that range.
   double CompactBitsPerKey() const;
   // The former name of PlanNewFileFilter.
   [[deprecated("use PlanNewFileFilter")]] std::optional<FilterOptions> FilterOptionsForNewFile(
