@@ -111,6 +111,7 @@ struct Case {
   const char* name;
   bool partitioned;
   bool level_aware;
+  size_t prefix_length = 0;  // a fixed-length prefix extractor, whole keys too
 };
 
 class DbCompactKind : public ::testing::TestWithParam<Case> {
@@ -118,6 +119,7 @@ class DbCompactKind : public ::testing::TestWithParam<Case> {
   ::rocksdb::Options Options(std::shared_ptr<const LinebloomFilterPolicy> policy) {
     FilterMode mode;
     mode.partitioned = GetParam().partitioned;
+    mode.prefix_length = GetParam().prefix_length;
     ::rocksdb::Options options = MakeOptions(std::make_shared<RecordingPolicy>(std::move(policy), &record_), mode);
     options.num_levels = kLastLevel + 1;
     options.disable_auto_compactions = true;
@@ -320,7 +322,8 @@ TEST(RocksdbCompactKindOptionsFile, OptionsComeBack) {
 INSTANTIATE_TEST_SUITE_P(Rocksdb, DbCompactKind,
                          ::testing::Values(Case{"full", false, false}, Case{"partitioned", true, false},
                                            Case{"full_level_aware", false, true},
-                                           Case{"partitioned_level_aware", true, true}),
+                                           Case{"partitioned_level_aware", true, true},
+                                           Case{"partitioned_prefix", true, false, 14}),
                          [](const ::testing::TestParamInfo<Case>& param_info) { return param_info.param.name; });
 
 }  // namespace
