@@ -92,7 +92,7 @@ for set in "${sets[@]}"; do
              linebloom/rocksdb/testing/policy_filter_builder.h; do
     echo "declared $set $src"
   done >"$work/jobs"
-  for src in bits_builder.cc bits_readers.cc level_aware_adapter.cc; do
+  for src in bits_builder.cc bits_readers.cc compact_bits_builder.cc compact_bits_reader.cc level_aware_adapter.cc; do
     echo "internal $set $root/integration/rocksdb/src/$src"
   done >>"$work/jobs"
   if ! xargs -P "${JOBS:-$(nproc)}" -L 1 "$0" --compile <"$work/jobs"; then fail=1; fi

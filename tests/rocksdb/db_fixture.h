@@ -21,6 +21,7 @@
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/options_util.h>
 
 #include "linebloom/rocksdb/api_shims.h"
 #include "test_keys.h"
@@ -142,6 +143,15 @@ inline std::vector<std::string> FilterPolicyNames(::rocksdb::DB& db) {
   return names;
 }
 
+// Every key is found with its value (ValueFor).
+inline void ExpectEveryKeyFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
+  std::string value;
+  for (const auto& key : keys) {
+    ASSERT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).ok()) << key;
+    ASSERT_EQ(value, ValueFor(key));
+  }
+}
+
 struct FilterCounts {
   uint64_t useful = 0;         // filter said "no"
   uint64_t positive = 0;       // filter said "may match"
@@ -152,6 +162,33 @@ inline FilterCounts ReadFilterCounts(::rocksdb::Statistics& stats) {
   return {stats.getTickerCount(::rocksdb::BLOOM_FILTER_USEFUL),
           stats.getTickerCount(::rocksdb::BLOOM_FILTER_FULL_POSITIVE),
           stats.getTickerCount(::rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE)};
+}
+
+// Loads the DB's latest OPTIONS file strictly (unknown options and ids are
+// errors); returns the filter policy of its single column family's table
+// options (a failed ASSERT leaves it null).
+inline std::shared_ptr<const ::rocksdb::FilterPolicy> LoadOptionsFile(
+    const std::string& path, ::rocksdb::DBOptions* db_options, std::vector<::rocksdb::ColumnFamilyDescriptor>* cfs) {
+  ::rocksdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  const ::rocksdb::Status s = ::rocksdb::LoadLatestOptions(config, path, db_options, cfs);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok() || cfs->size() != 1) return nullptr;
+  const auto* table = (*cfs)[0].options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
+  return table == nullptr ? nullptr : table->filter_policy;
+}
+
+// Gets of absent keys (each must be NotFound); returns how many filter
+// checks answered "absent" (BLOOM_FILTER_USEFUL) during them.
+inline uint64_t AbsentKeysFiltered(::rocksdb::DB& db, ::rocksdb::Statistics& stats,
+                                   const std::vector<std::string>& absent) {
+  stats.Reset();
+  std::string value;
+  for (const auto& key : absent) {
+    EXPECT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).IsNotFound()) << key;
+  }
+  return ReadFilterCounts(stats).useful;
 }
 
 }  // namespace linebloom::rocksdb_plugin::testing

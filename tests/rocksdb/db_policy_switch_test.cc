@@ -29,24 +29,6 @@ std::shared_ptr<const ::rocksdb::FilterPolicy> Builtin() {
   return std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(10));
 }
 
-void ExpectAllFound(::rocksdb::DB& db, const std::vector<std::string>& keys) {
-  std::string value;
-  for (const auto& key : keys) {
-    ASSERT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).ok()) << key;
-    ASSERT_EQ(value, ValueFor(key));
-  }
-}
-
-// Absent Gets; returns how many of them a filter rejected.
-uint64_t FilterRejections(::rocksdb::DB& db, ::rocksdb::Statistics& stats, const std::vector<std::string>& absent) {
-  stats.Reset();
-  std::string value;
-  for (const auto& key : absent) {
-    EXPECT_TRUE(db.Get(::rocksdb::ReadOptions(), key, &value).IsNotFound()) << key;
-  }
-  return ReadFilterCounts(stats).useful;
-}
-
 struct Switch {
   const char* name;
   std::shared_ptr<const ::rocksdb::FilterPolicy> (*first)();
@@ -71,7 +53,7 @@ TEST_P(DbPolicySwitch, OldFiltersAreIgnoredThenReplaced) {
     PutAll(*db, present);
     FlushAndCompact(*db);
     for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, first->Name());
-    EXPECT_GT(FilterRejections(*db, *options.statistics, absent), kKeys * 9 / 10);
+    EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, absent), kKeys * 9 / 10);
   }
 
   auto second = sw.second();
@@ -80,17 +62,17 @@ TEST_P(DbPolicySwitch, OldFiltersAreIgnoredThenReplaced) {
   ASSERT_TRUE(db);
   // Old files: every key is there, and no filter is consulted at all (a
   // misread filter would either reject present keys or reject absent ones).
-  ExpectAllFound(*db, present);
+  ExpectEveryKeyFound(*db, present);
   options.statistics->Reset();
-  EXPECT_EQ(FilterRejections(*db, *options.statistics, absent), 0u);
+  EXPECT_EQ(AbsentKeysFiltered(*db, *options.statistics, absent), 0u);
   EXPECT_EQ(ReadFilterCounts(*options.statistics).positive, 0u);
   for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, first->Name());
 
   // Rewritten files carry and use the new policy's filters.
   FlushAndCompact(*db);
   for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, sw.second_name);
-  ExpectAllFound(*db, present);
-  EXPECT_GT(FilterRejections(*db, *options.statistics, absent), kKeys * 9 / 10);
+  ExpectEveryKeyFound(*db, present);
+  EXPECT_GT(AbsentKeysFiltered(*db, *options.statistics, absent), kKeys * 9 / 10);
 }
 
 std::shared_ptr<const ::rocksdb::FilterPolicy> Linebloom() { return NewLinebloomFilterPolicy(10); }
@@ -119,17 +101,12 @@ TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
     FlushAndCompact(*db);
   }
 
-  ::rocksdb::ConfigOptions config;
-  config.ignore_unknown_options = false;
-  config.ignore_unsupported_options = false;
   ::rocksdb::DBOptions db_options;
   std::vector<::rocksdb::ColumnFamilyDescriptor> cfs;
-  ASSERT_TRUE(::rocksdb::LoadLatestOptions(config, dir.path(), &db_options, &cfs).ok());
-  ASSERT_EQ(cfs.size(), 1u);
-  const auto* table = cfs[0].options.table_factory->GetOptions<::rocksdb::BlockBasedTableOptions>();
-  ASSERT_NE(table, nullptr);
-  const auto* loaded = table->filter_policy->CheckedCast<LinebloomFilterPolicy>();
-  ASSERT_NE(loaded, nullptr) << (table->filter_policy ? table->filter_policy->Name() : "none");
+  const auto policy = LoadOptionsFile(dir.path(), &db_options, &cfs);
+  ASSERT_NE(policy, nullptr);
+  const auto* loaded = policy->CheckedCast<LinebloomFilterPolicy>();
+  ASSERT_NE(loaded, nullptr) << policy->Name();
   EXPECT_EQ(loaded->options().bits_per_key, 7.5);
   EXPECT_EQ(loaded->options().num_probes, 4);
   EXPECT_FALSE(loaded->options().verify_checksum);
@@ -139,14 +116,14 @@ TEST(RocksdbOptionsFile, PolicyAndItsOptionsComeBack) {
   std::unique_ptr<::rocksdb::DB> db;
   db_options.statistics = ::rocksdb::CreateDBStatistics();
   ASSERT_TRUE(OpenDB(db_options, dir.path(), cfs, &handles, &db).ok());
-  ExpectAllFound(*db, present);
+  ExpectEveryKeyFound(*db, present);
   const auto more = Keys(2 * kKeys, kKeys, 2);
   PutAll(*db, more);
   FlushAndCompact(*db);
-  ExpectAllFound(*db, more);
+  ExpectEveryKeyFound(*db, more);
   for (const auto& name : FilterPolicyNames(*db)) EXPECT_EQ(name, "linebloom");
   // 7.5 bits/key, k = 4: the filter still rejects most absent keys.
-  EXPECT_GT(FilterRejections(*db, *db_options.statistics, Keys(2 * kKeys + 1, kKeys - 1, 2)), kKeys * 95 / 100);
+  EXPECT_GT(AbsentKeysFiltered(*db, *db_options.statistics, Keys(2 * kKeys + 1, kKeys - 1, 2)), kKeys * 95 / 100);
   for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
 }
 

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <exception>
-#include <new>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -45,10 +43,7 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 //     if (post_verify_) hashes_to_verify_.push_back(hash);
 //   }
 //   void AddKeyHash(uint64_t hash) {
-//     const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
-//     any_key_ = true;
-//     last_key_ = hash;
-//     if (!repeat) Append(hash);
+//     if (repeats_.NewKey(hash)) Append(hash);
 //   }
 __attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) { hashes_to_verify_.push_back(hash); }
 
@@ -67,10 +62,7 @@ inline void LinebloomBitsBuilder::Append(uint64_t hash) {
 
 // A key is new unless it repeats the previous key or is a known prefix.
 inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
-  const bool repeat = (any_key_ && hash == last_key_) || prefixes_.Contains(hash);
-  any_key_ = true;
-  last_key_ = hash;
-  if (!repeat) Append(hash);
+  if (repeats_.NewKey(hash)) Append(hash);
 }
 
 // Keys of 9 to 16 and of 17 to 32 bytes are hashed inline (key_hash.h,
@@ -80,18 +72,11 @@ __attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slic
   AddKeyHash(internal::HashKeyTiered(View(key), seed_));
 }
 
-// The alt is new the first time it is seen in this filter, unless it equals
-// this key or the previous one (a key that is its own prefix, whose hash is
-// already in the filter as a key).
+// The rules are RepeatFilter::KeyAndAlt's.
 void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) {
   const uint64_t alt_hash = KeyHash(View(alt), seed_);
-  const bool had_previous = any_key_;
-  const uint64_t previous = last_key_;
   const uint64_t key_hash = KeyHash(View(key), seed_);
-  AddKeyHash(key_hash);
-  if (prefixes_.Insert(alt_hash) && alt_hash != key_hash && !(had_previous && alt_hash == previous)) {
-    Append(alt_hash);
-  }
+  repeats_.KeyAndAlt(key_hash, alt_hash, [this](uint64_t hash) { Append(hash); });
 }
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
@@ -115,29 +100,14 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
   builder_.FinishInto(std::span<char>(start, size));
   pending_verify_.clear();
   pending_verify_.swap(hashes_to_verify_);
-  prefixes_.Clear();
-  any_key_ = false;
+  repeats_.Reset();
   const ::rocksdb::Slice filter(start, size);
   buf->reset(bytes.release());
   return filter;
 }
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) {
-  try {
-    ::rocksdb::Slice filter = Finish(buf);
-    if (status != nullptr) *status = ::rocksdb::Status::OK();
-    return filter;
-  } catch (const std::bad_alloc&) {
-    if (status != nullptr) {
-      *status = ::rocksdb::Status::MemoryLimit("linebloom: cannot allocate the filter");
-    }
-  } catch (const std::exception& e) {
-    if (status != nullptr) {
-      *status = ::rocksdb::Status::Aborted("linebloom: filter construction failed: ", e.what());
-    }
-  }
-  buf->reset();
-  return ::rocksdb::Slice();
+  return FinishWithStatus(this, buf, status);
 }
 
 ::rocksdb::Status LinebloomBitsBuilder::MaybePostVerify(const ::rocksdb::Slice& filter) {

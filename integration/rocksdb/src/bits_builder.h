@@ -12,7 +12,7 @@
 
 #include <rocksdb/cache.h>
 
-#include "hash_set.h"
+#include "repeat_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -104,9 +104,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   double bits_per_key_;
   bool post_verify_;
   ReadMemory read_memory_;
-  bool any_key_ = false;                    // last_key_ is set (since the last Finish)
-  uint64_t last_key_ = 0;                   // hash of the key of the latest AddKey*/
-  HashSet prefixes_;                        // hashes of the alts of this filter
+  RepeatFilter repeats_;                    // the previous key, the alts of this filter
   std::vector<uint64_t> hashes_to_verify_;  // entries of the filter being built
   std::vector<uint64_t> pending_verify_;    // entries of the last finished one
 };

@@ -1,11 +1,12 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // The FilterBitsReaders GetFilterBitsReader hands to RocksDB: one for a
-// parsed linebloom filter, one for a filter with no keys, and one for bytes
-// that are not a usable filter.
+// parsed linebloom filter, one for a parsed compact filter, one for a filter
+// with no keys, and one for bytes that are not a usable filter.
 
 #pragma once
 
+#include "linebloom/compact_filter.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
@@ -22,6 +23,12 @@ namespace linebloom::rocksdb_plugin {
 // of queueing; any num_keys works (RocksDB passes at most 32) and nothing is
 // allocated.
 ::rocksdb::FilterBitsReader* NewLinebloomBitsReader(const FilterReader& reader);
+
+// A reader of a parsed compact filter with at least one layer
+// (linebloom/compact_filter.h), for RocksDB to own; RocksDB keeps the bytes
+// alive as above. A batch goes to CompactFilterReader::MayContainBatch in
+// chunks of up to 32 keys (RocksDB's MultiGet batch), nothing allocated.
+::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader);
 
 // A filter built from zero keys: every answer is "no", without hashing.
 class EmptyFilterBitsReader final : public ::rocksdb::FilterBitsReader {

@@ -21,11 +21,14 @@ bool Leveled(const ::rocksdb::FilterBuildingContext& context) {
 }
 
 // Forwards everything to the real builder and reports each finished
-// filter's key range and count to the planner.
+// filter's key range and count to the planner. `Inner` is
+// LinebloomBitsBuilder or CompactBitsBuilder (a template, not a common base,
+// so that the Bloom builder's calls stay direct).
+template <typename Inner>
 class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
  public:
   ObservingBitsBuilder(std::shared_ptr<planner::LevelPlanner> planner, std::string column_family, int level,
-                       std::unique_ptr<LinebloomBitsBuilder> inner)
+                       std::unique_ptr<Inner> inner)
       : planner_(std::move(planner)),
         column_family_(std::move(column_family)),
         level_(level),
@@ -75,7 +78,7 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   }
 
   // Before each Finish: a pinned file's own bits (BitsAtFinish), else the
-  // bits it was created with. The partitions of a partitioned filter are
+  // bits it was created with (a compact builder clamps them to its range). The partitions of a partitioned filter are
   // one file: once one is pinned, the rest get its bits without another
   // plan (one plan per file, not per partition).
   void SizeForKeyRange(size_t keys) {
@@ -94,7 +97,7 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   std::shared_ptr<planner::LevelPlanner> planner_;
   std::string column_family_;
   int level_;
-  std::unique_ptr<LinebloomBitsBuilder> inner_;
+  std::unique_ptr<Inner> inner_;
   const double created_bits_;
   std::optional<double> pinned_bits_;  // once a partition of the file is pinned
   bool any_ = false;
@@ -124,12 +127,29 @@ std::optional<FilterOptions> PlanFromContext(planner::LevelPlanner& planner,
   return decision.filter;
 }
 
+namespace {
+
+template <typename Inner>
+std::unique_ptr<::rocksdb::FilterBitsBuilder> Observe(std::shared_ptr<planner::LevelPlanner> planner,
+                                                      const ::rocksdb::FilterBuildingContext& context,
+                                                      std::unique_ptr<Inner> builder) {
+  if (builder == nullptr || !Leveled(context) || context.level_at_creation < 0) return builder;
+  return std::make_unique<ObservingBitsBuilder<Inner>>(std::move(planner), context.column_family_name,
+                                                       context.level_at_creation, std::move(builder));
+}
+
+}  // namespace
+
 std::unique_ptr<::rocksdb::FilterBitsBuilder> ObserveFilters(std::shared_ptr<planner::LevelPlanner> planner,
                                                              const ::rocksdb::FilterBuildingContext& context,
                                                              std::unique_ptr<LinebloomBitsBuilder> builder) {
-  if (builder == nullptr || !Leveled(context) || context.level_at_creation < 0) return builder;
-  return std::make_unique<ObservingBitsBuilder>(std::move(planner), context.column_family_name,
-                                                context.level_at_creation, std::move(builder));
+  return Observe(std::move(planner), context, std::move(builder));
+}
+
+std::unique_ptr<::rocksdb::FilterBitsBuilder> ObserveFilters(std::shared_ptr<planner::LevelPlanner> planner,
+                                                             const ::rocksdb::FilterBuildingContext& context,
+                                                             std::unique_ptr<CompactBitsBuilder> builder) {
+  return Observe(std::move(planner), context, std::move(builder));
 }
 
 }  // namespace linebloom::rocksdb_plugin

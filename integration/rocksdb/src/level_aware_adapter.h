@@ -15,6 +15,7 @@
 #include <rocksdb/filter_policy.h>
 
 #include "bits_builder.h"
+#include "compact_bits_builder.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/planner/level_planner.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -33,5 +34,10 @@ std::optional<FilterOptions> PlanFromContext(planner::LevelPlanner& planner,
 std::unique_ptr<::rocksdb::FilterBitsBuilder> ObserveFilters(std::shared_ptr<planner::LevelPlanner> planner,
                                                              const ::rocksdb::FilterBuildingContext& context,
                                                              std::unique_ptr<LinebloomBitsBuilder> builder);
+// The same for a compact filter's builder: the planner's bits, clamped to
+// the compact range.
+std::unique_ptr<::rocksdb::FilterBitsBuilder> ObserveFilters(std::shared_ptr<planner::LevelPlanner> planner,
+                                                             const ::rocksdb::FilterBuildingContext& context,
+                                                             std::unique_ptr<CompactBitsBuilder> builder);
 
 }  // namespace linebloom::rocksdb_plugin

@@ -3,6 +3,7 @@
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -16,8 +17,11 @@
 
 #include "bits_builder.h"
 #include "bits_readers.h"
+#include "compact_bits_builder.h"
 #include "level_aware_adapter.h"
 #include "planner_registry.h"
+#include "linebloom/bloom_math.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/foundation/mutex.h"
@@ -38,6 +42,7 @@ struct LinebloomFilterPolicy::Diagnostics {
   std::string last_reason LINEBLOOM_GUARDED_BY(mutex);
   std::string configuration_error LINEBLOOM_GUARDED_BY(mutex);
   std::atomic<uint64_t> num_malformed{0};
+  std::atomic<uint64_t> num_compact_fallbacks{0};
   // Bit e is set once ParseError e has been reported.
   std::atomic<uint32_t> reported_errors{0};
   std::atomic<bool> warned_memory_option{false};
@@ -49,6 +54,11 @@ struct LinebloomFilterPolicy::Diagnostics {
 struct LinebloomFilterPolicy::LazyPlanner {
   std::once_flag once;
   std::shared_ptr<planner::LevelPlanner> planner;
+};
+
+struct LinebloomFilterPolicy::LazyCompactBits {
+  std::once_flag once;
+  double bits_per_key = 0;
 };
 
 namespace {
@@ -85,6 +95,12 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"level_weights",
        {offsetof(LinebloomPolicyOptions, level_weights), OptionType::kString, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"compact_from_level",
+       {offsetof(LinebloomPolicyOptions, compact_from_level), OptionType::kInt, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
+      {"compact_bottommost",
+       {offsetof(LinebloomPolicyOptions, compact_bottommost), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -111,7 +127,10 @@ bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
 }  // namespace
 
 LinebloomFilterPolicy::LinebloomFilterPolicy(const LinebloomPolicyOptions& options)
-    : options_(options), diagnostics_(std::make_unique<Diagnostics>()), planner_(std::make_unique<LazyPlanner>()) {
+    : options_(options),
+      diagnostics_(std::make_unique<Diagnostics>()),
+      planner_(std::make_unique<LazyPlanner>()),
+      compact_bits_(std::make_unique<LazyCompactBits>()) {
   RegisterOptions(&options_, &OptionsTypeInfo());
 }
 
@@ -163,6 +182,10 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
   if (!(options_.block_cache_bytes >= 0) || !(options_.data_bytes_per_key >= 0)) {
     return ::rocksdb::Status::InvalidArgument("linebloom: block_cache_bytes and data_bytes_per_key must be >= 0");
   }
+  if (options_.compact_from_level < -1) {
+    return ::rocksdb::Status::InvalidArgument("linebloom: compact_from_level must be >= -1, got ",
+                                              std::to_string(options_.compact_from_level));
+  }
   if (!planner::ParseLevelWeights(options_.level_weights)) {
     return ::rocksdb::Status::InvalidArgument(
         "linebloom: level_weights must be ':'-separated numbers in [0, 1] (L0 first), got ", options_.level_weights);
@@ -198,13 +221,69 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
   WarnOnceAboutContext(context);
   const std::optional<FilterOptions> filter_options = PlanNewFileFilter(context);
   if (!filter_options) return nullptr;  // RocksDB writes the SST without a filter
-  auto builder =
-      std::make_unique<LinebloomBitsBuilder>(*filter_options, context.table_options.detect_filter_construct_corruption,
-                                             ReadMemory{options_.align_blocks, context.table_options.block_cache});
+  const bool post_verify = context.table_options.detect_filter_construct_corruption;
+  if (NewFileFilterKind(context) == FilterKind::kCompact) {
+    ::rocksdb::Logger* info_log = context.info_log;  // the DB's: outlives the builder
+    auto builder = std::make_unique<CompactBitsBuilder>(
+        *filter_options, post_verify,
+        [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); });
+    if (!options_.level_aware) return builder.release();
+    return ObserveFilters(level_planner(), context, std::move(builder)).release();
+  }
+  auto builder = std::make_unique<LinebloomBitsBuilder>(
+      *filter_options, post_verify, ReadMemory{options_.align_blocks, context.table_options.block_cache});
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the planner
   // (docs/LEVEL_AWARE.md).
   return ObserveFilters(level_planner(), context, std::move(builder)).release();
+}
+
+// The level as RocksDB's RibbonFilterPolicy::GetBuilderWithContext counts it
+// for bloom_before_level: under leveled or universal compaction a flush is
+// -1 and a file of known level its level; a file of unknown level
+// (level_at_creation -1 outside a flush: SstFileWriter, whose files are
+// usually ingested at the bottom) and every file under FIFO or no
+// compaction count as the bottom, INT_MAX - 1, so that INT_MAX alone means
+// "never".
+FilterKind LinebloomFilterPolicy::NewFileFilterKind(const ::rocksdb::FilterBuildingContext& context) const {
+  if (options_.compact_bottommost && context.is_bottommost) return FilterKind::kCompact;
+  if (options_.compact_from_level == LinebloomPolicyOptions::kNeverCompact) return FilterKind::kBloom;
+  int levelish = INT_MAX - 1;
+  if (context.compaction_style == ::rocksdb::kCompactionStyleLevel ||
+      context.compaction_style == ::rocksdb::kCompactionStyleUniversal) {
+    if (context.reason == ::rocksdb::TableFileCreationReason::kFlush) {
+      levelish = -1;
+    } else if (context.level_at_creation >= 0) {
+      levelish = context.level_at_creation;
+    }
+  }
+  return levelish >= options_.compact_from_level ? FilterKind::kCompact : FilterKind::kBloom;
+}
+
+double LinebloomFilterPolicy::CompactBitsPerKey() const {
+  LazyCompactBits& lazy = *compact_bits_;
+  std::call_once(lazy.once, [&] {
+    FilterOptions bloom;
+    bloom.bits_per_key = options_.bits_per_key;
+    bloom.num_probes = options_.num_probes;
+    const double c = bloom.EffectiveBitsPerKey();
+    // The compact model's rate no longer depends on the key count beyond
+    // 2^16 keys (compact_math.cc), nor the Bloom filter's beyond a few
+    // blocks: one setting serves every file.
+    lazy.bits_per_key = CompactBitsPerKeyFor(BlockedFpr(c, bloom.EffectiveProbes()), size_t{1} << 16);
+  });
+  return lazy.bits_per_key;
+}
+
+void LinebloomFilterPolicy::ReportCompactFallback(::rocksdb::Logger* info_log, const std::string& reason) const {
+  diagnostics_->num_compact_fallbacks.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<::rocksdb::Logger> policy_log;
+  if (info_log == nullptr) {
+    MutexLock lock(&diagnostics_->mutex);
+    policy_log = diagnostics_->info_log;
+    info_log = policy_log.get();
+  }
+  Emit(info_log, InfoLogLevel::WARN_LEVEL, "linebloom: " + reason + " (same bits per key; the SST reads as usual)");
 }
 
 std::shared_ptr<planner::LevelPlanner> LinebloomFilterPolicy::level_planner() const {
@@ -239,39 +318,56 @@ std::optional<FilterOptions> LinebloomFilterPolicy::PlanNewFileFilter(
     const ::rocksdb::FilterBuildingContext& context) const {
   if (options_.level_aware) return PlanFromContext(*level_planner(), context);
   FilterOptions filter_options;
-  filter_options.bits_per_key = options_.bits_per_key;
+  filter_options.bits_per_key =
+      NewFileFilterKind(context) == FilterKind::kCompact ? CompactBitsPerKey() : options_.bits_per_key;
   filter_options.num_probes = options_.num_probes;
   return filter_options;
 }
 
 ::rocksdb::FilterBitsReader* LinebloomFilterPolicy::GetFilterBitsReader(const ::rocksdb::Slice& contents) const {
-  FilterReader reader;
-  const ParseResult parsed = FilterReader::Parse(std::string_view(contents.data(), contents.size()), &reader,
-                                                 {.verify_checksum = options_.verify_checksum});
-  if (!parsed.ok()) {
-    const std::string reason = std::string("linebloom: ignoring a malformed filter block (")
-                                   .append(std::to_string(contents.size()))
-                                   .append(" bytes): ")
-                                   .append(parsed.message())
-                                   .append("; lookups it covers will read data blocks instead");
-    Diagnostics& d = *diagnostics_;
-    d.num_malformed.fetch_add(1, std::memory_order_relaxed);
-    std::shared_ptr<::rocksdb::Logger> logger;
-    {
-      MutexLock lock(&d.mutex);
-      d.last_reason = reason;
-      logger = d.info_log;
-    }
-    const uint32_t bit = 1u << (static_cast<unsigned>(parsed.error) & 31u);
-    if ((d.reported_errors.fetch_or(bit) & bit) == 0) {
-      Emit(logger.get(), InfoLogLevel::ERROR_LEVEL, reason);
-    }
-    return new AlwaysMayMatchBitsReader();
+  const std::string_view bytes(contents.data(), contents.size());
+  const ParseOptions parse_options{.verify_checksum = options_.verify_checksum};
+  if (DetectFilterKind(bytes) == FilterKind::kCompact) {
+    CompactFilterReader compact;
+    const ParseResult parsed = CompactFilterReader::Parse(bytes, &compact, parse_options);
+    if (!parsed.ok()) return MalformedFilterReader(contents.size(), ", compact kind", parsed);
+    if (compact.num_layers() == 0) return new EmptyFilterBitsReader();
+    return NewCompactBitsReader(compact);
   }
+  FilterReader reader;
+  const ParseResult parsed = FilterReader::Parse(bytes, &reader, parse_options);
+  if (!parsed.ok()) return MalformedFilterReader(contents.size(), "", parsed);
   if (reader.num_blocks() == 0) {
     return new EmptyFilterBitsReader();
   }
   return NewLinebloomBitsReader(reader);
+}
+
+// Counts and reports (once per kind of problem) a filter block that did not
+// parse, and answers "may match" for it. `kind` is "" for a Bloom filter
+// block (or bytes of no known kind) and ", compact kind" for a compact one.
+::rocksdb::FilterBitsReader* LinebloomFilterPolicy::MalformedFilterReader(size_t size, const char* kind,
+                                                                          ParseResult parsed) const {
+  const std::string reason = std::string("linebloom: ignoring a malformed filter block (")
+                                 .append(std::to_string(size))
+                                 .append(" bytes")
+                                 .append(kind)
+                                 .append("): ")
+                                 .append(parsed.message())
+                                 .append("; lookups it covers will read data blocks instead");
+  Diagnostics& d = *diagnostics_;
+  d.num_malformed.fetch_add(1, std::memory_order_relaxed);
+  std::shared_ptr<::rocksdb::Logger> logger;
+  {
+    MutexLock lock(&d.mutex);
+    d.last_reason = reason;
+    logger = d.info_log;
+  }
+  const uint32_t bit = 1u << (static_cast<unsigned>(parsed.error) & 31u);
+  if ((d.reported_errors.fetch_or(bit) & bit) == 0) {
+    Emit(logger.get(), InfoLogLevel::ERROR_LEVEL, reason);
+  }
+  return new AlwaysMayMatchBitsReader();
 }
 
 void LinebloomFilterPolicy::SetInfoLog(std::shared_ptr<::rocksdb::Logger> info_log) const {
@@ -288,9 +384,20 @@ std::string LinebloomFilterPolicy::last_malformed_reason() const {
   return diagnostics_->last_reason;
 }
 
+uint64_t LinebloomFilterPolicy::num_compact_fallbacks() const {
+  return diagnostics_->num_compact_fallbacks.load(std::memory_order_relaxed);
+}
+
 std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key) {
   LinebloomPolicyOptions options;
   options.bits_per_key = bits_per_key;
+  return NewLinebloomFilterPolicy(options);
+}
+
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key, int compact_from_level) {
+  LinebloomPolicyOptions options;
+  options.bits_per_key = bits_per_key;
+  options.compact_from_level = compact_from_level;
   return NewLinebloomFilterPolicy(options);
 }
 

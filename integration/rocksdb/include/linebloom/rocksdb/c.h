@@ -10,6 +10,14 @@
  *   rocksdb_get_options_from_string(base,
  *       "block_based_table_factory={filter_policy=linebloom:10}", opts, &err);
  *
+ * Every option of the policy is reachable that way, e.g. the compact filter
+ * from level 6 down (as rocksdb_filterpolicy_create_ribbon_hybrid(10, 6)
+ * chooses Ribbon from level 6):
+ *
+ *   "block_based_table_factory={filter_policy=linebloom:10:6}"
+ *   "block_based_table_factory={filter_policy={id=linebloom;bits_per_key=10;"
+ *       "compact_from_level=6}}"
+ *
  * Link liblinebloom_rocksdb.so (which also registers by itself when it is
  * loaded) or the static linebloom_rocksdb_policy library, with the same
  * RocksDB the program uses. */

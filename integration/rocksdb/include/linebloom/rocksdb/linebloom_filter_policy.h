@@ -1,13 +1,15 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // linebloom as a RocksDB filter: a rocksdb::FilterPolicy whose filter blocks
-// (full, or one per partition) are linebloom filters (docs/FORMAT.md).
+// (full, or one per partition) are linebloom filters (docs/FORMAT.md): Bloom,
+// or from a chosen level down compact (linebloom/compact_filter.h).
 //
 //   BlockBasedTableOptions t;
 //   t.filter_policy = linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(10);
 //
 // or, after RegisterLinebloom (registration.h), from a string:
 //   "linebloom:10"  or  "id=linebloom;bits_per_key=10;verify_checksum=true"
+//   "linebloom:10:6"  (= "id=linebloom;bits_per_key=10;compact_from_level=6")
 //
 // Options (registered with RocksDB, so they are written to and read back from
 // OPTIONS files):
@@ -41,6 +43,14 @@
 //                    per entry, for the number of data blocks per level
 //   level_weights    string, default empty: per-level cost weights, L0 first,
 //                    ':'-separated; replaces the cache-aware weights
+//   compact_from_level int >= -1, default INT_MAX (never): SSTs created at
+//                    this level or deeper get the compact filter, the
+//                    others Bloom; levels as RocksDB's Ribbon policy counts
+//                    them for bloom_before_level (NewFileFilterKind)
+//   compact_bottommost bool, default false: the compact filter also for a
+//                    file going into the bottommost run (is_bottommost)
+// (Compact bits per key: CompactBitsPerKey, or the level's with level_aware.
+// Any policy reads both kinds; docs/ROCKSDB.md.)
 //
 // A filter block that does not parse (corrupt, truncated, a future format
 // version, another policy's bytes) gets a reader that answers "may match"
@@ -51,6 +61,7 @@
 
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,6 +75,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 
+#include "linebloom/compact_filter.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/planner/tracked_tree.h"
 
@@ -99,6 +111,15 @@ struct LinebloomPolicyOptions {
   // "0.1:1:1:1:1:1:1"); empty: computed. A configured list replaces the
   // cache-aware weights.
   std::string level_weights;
+  // The compact filter from this level down (NewFileFilterKind);
+  // kNeverCompact: the Bloom filter everywhere. A compact filter costs
+  // about 25 % less memory than Bloom at the same false-positive rate and
+  // takes longer to build. The options choose only what new files get:
+  // readers tell the kinds apart by their bytes (linebloom releases without
+  // the compact filter read its blocks as malformed: "may match").
+  static constexpr int kNeverCompact = INT_MAX;
+  int compact_from_level = kNeverCompact;
+  bool compact_bottommost = false;
 };
 
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
@@ -130,7 +151,23 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // nullopt means no filter (GetBuilderWithContext returns nullptr). With
   // level_aware this also records the level in the policy's estimate of the
   // tree's shape, so call it only for files that are really being built.
+  // A file of the compact kind (NewFileFilterKind) without level_aware gets
+  // CompactBitsPerKey().
   std::optional<FilterOptions> PlanNewFileFilter(const ::rocksdb::FilterBuildingContext& context) const;
+  // The kind of filter a new SST described by `context` gets: kCompact if
+  // compact_bottommost and context.is_bottommost, else kCompact if its level
+  // is at least compact_from_level, counted as RocksDB's Ribbon policy
+  // counts levels for bloom_before_level: a flush is level -1 (so 0 means
+  // every file but flushed ones, -1 every file), a file of unknown level
+  // (SstFileWriter) and every file under FIFO or no compaction is at the
+  // bottom (INT_MAX - 1); else kBloom.
+  FilterKind NewFileFilterKind(const ::rocksdb::FilterBuildingContext& context) const;
+  // The bits per key of compact filters without level_aware: the least
+  // (to 0.01) whose modeled false-positive rate (CompactFpr) is at most the
+  // Bloom filter's at bits_per_key and num_probes (BlockedFpr), within the
+  // compact range [5.5, 30]. Computed once. With level_aware a compact file
+  // gets its level's bits, clamped to that range.
+  double CompactBitsPerKey() const;
   // The former name of PlanNewFileFilter.
   [[deprecated("use PlanNewFileFilter")]] std::optional<FilterOptions> FilterOptionsForNewFile(
       const ::rocksdb::FilterBuildingContext& context) const {
@@ -155,7 +192,8 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   std::shared_ptr<planner::LevelPlanner> level_planner() const;
 
   // Rejects bits_per_key outside [1, 100] (or NaN), num_probes outside
-  // [0, 24] and size_ratio outside [1.5, 100], and a policy whose option
+  // [0, 24], size_ratio outside [1.5, 100] and compact_from_level below -1,
+  // and a policy whose option
   // string had a bad value or an unknown option (see ConfigureOptions).
   // RocksDB calls it from DB::Open.
   ::rocksdb::Status ValidateOptions(const ::rocksdb::DBOptions& db_opts,
@@ -171,6 +209,10 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   // reason for the latest one ("" if none).
   uint64_t num_malformed_filters() const;
   std::string last_malformed_reason() const;
+  // Compact filters that could not be built and were written as Bloom
+  // filters instead (CompactFilterBuilder::fallback_reason; each is also
+  // warned about in the DB's info log).
+  uint64_t num_compact_fallbacks() const;
 
  protected:
   // Configures from an option map (RocksDB's option strings and OPTIONS
@@ -192,14 +234,21 @@ class LinebloomFilterPolicy : public ::rocksdb::FilterPolicy {
   struct LazyPlanner;  // the level planner, made on first use
 
   void WarnOnceAboutContext(const ::rocksdb::FilterBuildingContext& context) const;
+  ::rocksdb::FilterBitsReader* MalformedFilterReader(size_t size, const char* kind, ParseResult parsed) const;
+  void ReportCompactFallback(::rocksdb::Logger* info_log, const std::string& reason) const;
 
   LinebloomPolicyOptions options_;
   std::unique_ptr<Diagnostics> diagnostics_;
   std::unique_ptr<LazyPlanner> planner_;
+  struct LazyCompactBits;  // CompactBitsPerKey, computed on first use
+  std::unique_ptr<LazyCompactBits> compact_bits_;
 };
 
 // A policy with `bits_per_key` and default options otherwise.
 std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key = 10.0);
+// The same with the compact filter from `compact_from_level` down (as
+// RocksDB's NewRibbonFilterPolicy(bits, bloom_before_level)).
+std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(double bits_per_key, int compact_from_level);
 std::shared_ptr<const LinebloomFilterPolicy> NewLinebloomFilterPolicy(const LinebloomPolicyOptions& options);
 
 }  // namespace linebloom::rocksdb_plugin

@@ -5,6 +5,7 @@
 //
 //   linebloom                      bits_per_key 10
 //   linebloom:9.5                  bits_per_key 9.5
+//   linebloom:10:6                 bits_per_key 10, compact_from_level 6
 //   id=linebloom;bits_per_key=12;num_probes=0;verify_checksum=false
 //
 // and "linebloom_level_aware" an EventListener id (level_aware_listener.h):

@@ -1,0 +1,150 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "compact_bits_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "key_hash.h"
+#include "linebloom/compact_math.h"
+#include "linebloom/filter_builder.h"
+#include "linebloom/filter_format.h"
+#include "linebloom/filter_reader.h"
+
+namespace linebloom::rocksdb_plugin {
+
+namespace {
+
+constexpr size_t kLineBytes = 64;
+constexpr double kLineBits = 512;
+// Lines beyond the mean: 1/64 of them, plus kSlackLines (see
+// CompactBytesBound).
+constexpr double kLineMargin = 1.0 + 1.0 / 64;
+constexpr size_t kSlackLines = 4;
+// The layer table at its largest (8 layers of 4 bytes) and the trailer.
+constexpr size_t kFixedBytes = 4 * 8 + kFilterTrailerBytes;
+
+std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+double ClampCompactBits(double bits_per_key) {
+  if (std::isnan(bits_per_key)) return 10.0;
+  return std::clamp(bits_per_key, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
+}
+
+// Empty if `filter` parses with `Reader` and may contain every hash; the
+// problem otherwise.
+template <typename Reader>
+std::string CheckHashesWith(std::string_view filter, std::span<const uint64_t> hashes) {
+  Reader reader;
+  const ParseResult parsed = Reader::Parse(filter, &reader, {.verify_checksum = true});
+  if (!parsed.ok()) return std::string("built filter does not parse: ") + parsed.message();
+  for (uint64_t h : hashes) {
+    if (!reader.MayContainHash(h)) return "built filter is missing a key (filter construction corruption)";
+  }
+  return {};
+}
+
+// The compact filter, or the Bloom filter a compact build fell back to.
+std::string CheckHashes(std::string_view filter, std::span<const uint64_t> hashes) {
+  if (DetectFilterKind(filter) == FilterKind::kCompact) return CheckHashesWith<CompactFilterReader>(filter, hashes);
+  return CheckHashesWith<FilterReader>(filter, hashes);
+}
+
+}  // namespace
+
+size_t CompactBytesBound(size_t num_entries, double bits_per_key) {
+  if (num_entries == 0) return kFilterTrailerBytes;
+  const double mean_lines = static_cast<double>(num_entries) * bits_per_key / kLineBits;
+  const double lines = std::ceil(mean_lines * kLineMargin) + kSlackLines;
+  return static_cast<size_t>(lines) * kLineBytes + kFixedBytes;
+}
+
+size_t CompactEntriesWithin(size_t bytes, double bits_per_key) {
+  if (bytes < kFixedBytes + (kSlackLines + 1) * kLineBytes) return 0;
+  const double lines = static_cast<double>((bytes - kFixedBytes) / kLineBytes - kSlackLines);
+  // The inverse of the bound, then down past any rounding of the doubles.
+  auto n = static_cast<size_t>(std::floor(lines / kLineMargin * kLineBits / bits_per_key));
+  while (n > 0 && CompactBytesBound(n, bits_per_key) > bytes) --n;
+  return n;
+}
+
+CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_verify, FallbackReport on_fallback)
+    : builder_(options),
+      seed_(options.seed),
+      bits_per_key_(ClampCompactBits(options.bits_per_key)),
+      post_verify_(post_verify),
+      on_fallback_(std::move(on_fallback)) {
+  builder_.SetBitsPerKey(bits_per_key_);
+}
+
+void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
+  bits_per_key_ = ClampCompactBits(bits_per_key);
+  builder_.SetBitsPerKey(bits_per_key_);
+}
+
+void CompactBitsBuilder::Append(uint64_t hash) {
+  builder_.AddHash(hash);
+  if (post_verify_) hashes_to_verify_.push_back(hash);
+}
+
+void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
+  const uint64_t hash = internal::HashKeyTiered(View(key), seed_);
+  if (repeats_.NewKey(hash)) Append(hash);
+}
+
+void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) {
+  repeats_.KeyAndAlt(KeyHash(View(key), seed_), KeyHash(View(alt), seed_), [this](uint64_t hash) { Append(hash); });
+}
+
+::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
+  std::string filter;
+  if (builder_.NumKeys() == 0) {
+    // A compact filter of no keys is written with 0 fingerprint bits, which
+    // CompactFilterReader::Parse rejects; a Bloom filter of no blocks reads
+    // as "no key" in every linebloom release.
+    filter = FilterBuilder(builder_.options()).Finish();
+  } else {
+    filter = builder_.Finish();
+    if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
+  }
+  std::unique_ptr<char[]> bytes(new char[filter.size()]);
+  std::memcpy(bytes.get(), filter.data(), filter.size());
+  pending_verify_.clear();
+  pending_verify_.swap(hashes_to_verify_);
+  repeats_.Reset();
+  const ::rocksdb::Slice result(bytes.get(), filter.size());
+  buf->reset(bytes.release());
+  return result;
+}
+
+::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf, ::rocksdb::Status* status) {
+  return FinishWithStatus(this, buf, status);
+}
+
+::rocksdb::Status CompactBitsBuilder::MaybePostVerify(const ::rocksdb::Slice& filter) {
+  if (!post_verify_) return ::rocksdb::Status::OK();
+  std::vector<uint64_t> hashes;
+  hashes.swap(pending_verify_);
+  const std::string problem = CheckHashes(View(filter), hashes);
+  if (problem.empty()) return ::rocksdb::Status::OK();
+  return ::rocksdb::Status::Corruption("linebloom: ", problem);
+}
+
+size_t CompactBitsBuilder::ApproximateNumEntries(size_t bytes) { return CompactEntriesWithin(bytes, bits_per_key_); }
+
+size_t CompactBitsBuilder::CalculateSpace(size_t num_entries) { return CompactBytesBound(num_entries, bits_per_key_); }
+
+double CompactBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
+  if (num_entries == 0) return 0.0;
+  if (bytes < kFilterTrailerBytes + kLineBytes) return 1.0;
+  const double bits = static_cast<double>(bytes - kFilterTrailerBytes) * 8 / static_cast<double>(num_entries);
+  // Below the compact range no compact filter is built; the model's rate
+  // at the minimum is then a lower bound.
+  return CompactFpr(ClampCompactBits(bits), num_entries);
+}
+
+}  // namespace linebloom::rocksdb_plugin
