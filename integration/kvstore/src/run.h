@@ -2,10 +2,9 @@
 //
 // A run: one sorted micro-SSTable (NNNNNN.sst, a linebloom filter per data
 // block) plus an optional whole-run linebloom filter (NNNNNN.lbf, Bloom or
-// compact: run_filter.h). A Get for
-// an absent key is stopped, cheapest first, by the run's key range, the run
-// filter, then the data block's filter; only a "maybe" from all of them reads
-// a block. Internal header.
+// compact: run_filter.h). A Get for an absent key is stopped, cheapest
+// first, by the run's key range, the run filter, then the data block's
+// filter; only a "maybe" from all of them reads a block. Internal header.
 
 #pragma once
 
