@@ -81,6 +81,22 @@ INSTANTIATE_TEST_SUITE_P(Modes, CompactTableTest, ::testing::Values(FilterMode::
                                                                            : std::string("PerBlock");
                          });
 
+// FORMAT.md section 2: a per-file compact table filter is exactly the
+// compact filter of the file's keys, with no table parameters.
+TEST(CompactTable, PerFileFilterIsTheCompactFilterOfTheKeys) {
+  const auto entries = MakeEntries(3000, 40);
+  const FilterOptions filter_options{.bits_per_key = 7.75, .seed = 99};
+  TableWriterOptions options = Options(FilterMode::kPerFile);
+  options.filter_policy = NewLinebloomCompactPolicy(filter_options);
+  std::unique_ptr<TableReader> table;
+  ASSERT_TRUE(OpenTable(BuildTable(entries, options), {}, &table).ok());
+  CompactFilterBuilder builder(filter_options);
+  for (const Entry& e : entries) builder.AddKey(e.key);
+  EXPECT_EQ(table->file_filter(), builder.Finish());
+  EXPECT_TRUE(table->filter_parameters().empty());
+  EXPECT_EQ(DetectFilterKind(table->file_filter()), FilterKind::kCompact);
+}
+
 // A reader given only other policies reads the table without its filter:
 // still every key, just without skipping blocks.
 TEST(CompactTable, ReaderWithoutThePolicyReadsWithoutFilters) {
