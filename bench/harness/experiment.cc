@@ -11,6 +11,8 @@
 #include <map>
 #include <tuple>
 
+#include "linebloom/compact_filter.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
 #include "line_pair_filter.h"
@@ -132,6 +134,16 @@ std::vector<ConfigSpec> StandardConfigs(double bits_per_key) {
   };
   configs.push_back({"linebloom/per-block", FilterMode::kPerBlock, lb, lb_predict});
   configs.push_back({"linebloom/per-file", FilterMode::kPerFile, lb, lb_predict});
+  // The compact filter over the whole file, predicted by its own model
+  // (compact_math.h) at the bits it was built with; a Bloom fallback is not
+  // predicted.
+  const double compact_bits = std::clamp(bits_per_key, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
+  auto compact_predict = [compact_bits](std::string_view, std::string_view filter, uint64_t, uint64_t keys,
+                                        FiniteBloomFpr*) {
+    return DetectFilterKind(filter) == FilterKind::kCompact ? CompactFpr(compact_bits, keys) : -1.0;
+  };
+  configs.push_back({"linebloom-compact/per-file", FilterMode::kPerFile,
+                     sstable::NewLinebloomCompactPolicy({.bits_per_key = bits_per_key}), compact_predict});
 #ifdef LINEBLOOM_HARNESS_WITH_ROCKSDB
   auto rocks = NewRocksdbBloomPolicy(bits_per_key);
   // FastLocalBloom: a key picks one of the 512-bit lines, then k bits in it.

@@ -36,9 +36,10 @@ struct ConfigSpec {
   FprPredictor predict;
 };
 
-// "none", "linebloom/per-block", "linebloom/per-file", and, when built with
-// RocksDB, "rocksdb-builtin/per-block" and "rocksdb-builtin/per-file", all at
-// `bits_per_key`.
+// "none", "linebloom/per-block", "linebloom/per-file",
+// "linebloom-compact/per-file" (the compact filter; bits clamped to its
+// [5.5, 30]) and, when built with RocksDB, "rocksdb-builtin/per-block" and
+// "rocksdb-builtin/per-file", all at `bits_per_key`.
 std::vector<ConfigSpec> StandardConfigs(double bits_per_key);
 bool HaveRocksdb();
 

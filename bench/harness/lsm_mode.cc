@@ -10,6 +10,7 @@
 #include <random>
 
 #include "linebloom/bloom_math.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
@@ -43,10 +44,12 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
     level.bits_per_key = alloc.bits_per_key[l];
     sstable::TableWriterOptions options;
     options.sync_on_finish = false;
+    const bool compact = l < alloc.kinds.size() && alloc.kinds[l] == FilterKind::kCompact;
     if (level.bits_per_key > 0) {
       options.filter_mode = sstable::FilterMode::kPerFile;
-      options.filter_policy =
-          sstable::NewLinebloomLinePairPolicy({.bits_per_key = level.bits_per_key, .num_probes = alloc.num_probes[l]});
+      options.filter_policy = compact ? sstable::NewLinebloomCompactPolicy({.bits_per_key = level.bits_per_key})
+                                      : sstable::NewLinebloomLinePairPolicy(
+                                            {.bits_per_key = level.bits_per_key, .num_probes = alloc.num_probes[l]});
     } else {
       options.filter_mode = sstable::FilterMode::kNone;
     }
@@ -67,7 +70,10 @@ bool BuildAndProbe(const Workload& w, const std::vector<std::vector<size_t>>& me
       return false;
     }
     level.filter_bytes = reader->filter_memory();
-    if (level.bits_per_key > 0 && level.keys > 0) {
+    level.compact = compact;
+    if (compact && level.bits_per_key > 0 && level.keys > 0) {
+      level.expected_fpr = CompactFpr(level.bits_per_key, level.keys);
+    } else if (level.bits_per_key > 0 && level.keys > 0) {
       const double real_bits = (level.filter_bytes - 16) * 8.0 / level.keys;  // blocks only
       level.probes = alloc.num_probes[l];
       level.expected_fpr = BlockedFpr(real_bits, level.probes);
@@ -113,15 +119,22 @@ bool RunLsm(const Workload& workload, int levels, double size_ratio, double bits
             std::vector<LsmResult>* results, std::string* error) {
   const std::vector<uint64_t> per_level = LeveledEntries(workload.keys.size(), size_ratio, levels);
   const auto members = AssignLevels(workload.keys.size(), per_level);
+  // The third plan gives the last level the compact filter (as RocksDB's
+  // bloom_before_level would) and prices it so in the allocation.
+  std::vector<FilterKind> kinds(per_level.size(), FilterKind::kBloom);
+  kinds.back() = FilterKind::kCompact;
   const std::pair<const char*, LevelAllocation> plans[] = {
       {"uniform", UniformAllocation(per_level, bits_per_key)},
-      {"level-aware", AllocateBitsPerRun(per_level, bits_per_key)}};
+      {"level-aware", AllocateBitsPerRun(per_level, bits_per_key)},
+      {"level-aware+compact-last", AllocateBitsPerRun(per_level, {}, kinds, bits_per_key)}};
   for (const auto& [name, alloc] : plans) {
     LsmResult r;
     r.name = name;
     LevelAllocation a = alloc;
     for (size_t l = 0; l < a.num_probes.size(); ++l) {
-      if (a.bits_per_key[l] > 0 && a.num_probes[l] == 0) a.num_probes[l] = OptimalBlockedProbes(a.bits_per_key[l]);
+      const bool compact = l < a.kinds.size() && a.kinds[l] == FilterKind::kCompact;
+      if (!compact && a.bits_per_key[l] > 0 && a.num_probes[l] == 0)
+        a.num_probes[l] = OptimalBlockedProbes(a.bits_per_key[l]);
     }
     if (!BuildAndProbe(workload, members, a, dir, &r, error)) return false;
     results->push_back(std::move(r));
@@ -138,9 +151,10 @@ void PrintLsmTable(FILE* out, const std::vector<LsmResult>& results, double size
                  "filter B", "expected FPR", "measured FPR");
     for (size_t l = 0; l < r.levels.size(); ++l) {
       const LsmLevel& v = r.levels[l];
-      std::fprintf(out, "%6zu %10llu %9.3f %3d %12llu %11.5f%% %11.5f%%\n", l, static_cast<unsigned long long>(v.keys),
-                   v.bits_per_key, v.probes, static_cast<unsigned long long>(v.filter_bytes), 100 * v.expected_fpr,
-                   100 * v.measured_fpr());
+      // k is "c" for a compact filter, which has no probe count.
+      std::fprintf(out, "%6zu %10llu %9.3f %3s %12llu %11.5f%% %11.5f%%\n", l, static_cast<unsigned long long>(v.keys),
+                   v.bits_per_key, v.compact ? "c" : std::to_string(v.probes).c_str(),
+                   static_cast<unsigned long long>(v.filter_bytes), 100 * v.expected_fpr, 100 * v.measured_fpr());
     }
     std::fprintf(out,
                  "total filter bytes %llu; wasted block reads per absent lookup: expected %.5f, measured %.5f (%llu "
@@ -148,12 +162,12 @@ void PrintLsmTable(FILE* out, const std::vector<LsmResult>& results, double size
                  static_cast<unsigned long long>(r.filter_bytes), r.expected_reads_per_lookup,
                  r.measured_reads_per_lookup, static_cast<unsigned long long>(r.lookups));
   }
-  if (results.size() == 2 && results[0].measured_reads_per_lookup > 0) {
-    std::fprintf(out,
-                 "level-aware vs uniform: %.1f%% fewer wasted reads measured (%.1f%% expected), filter bytes %+.3f%%\n",
-                 100 * (1 - results[1].measured_reads_per_lookup / results[0].measured_reads_per_lookup),
-                 100 * (1 - results[1].expected_reads_per_lookup / results[0].expected_reads_per_lookup),
-                 100.0 * (static_cast<double>(results[1].filter_bytes) / results[0].filter_bytes - 1));
+  for (size_t i = 1; i < results.size() && results[0].measured_reads_per_lookup > 0; ++i) {
+    std::fprintf(out, "%s vs uniform: %.1f%% fewer wasted reads measured (%.1f%% expected), filter bytes %+.3f%%\n",
+                 results[i].name.c_str(),
+                 100 * (1 - results[i].measured_reads_per_lookup / results[0].measured_reads_per_lookup),
+                 100 * (1 - results[i].expected_reads_per_lookup / results[0].expected_reads_per_lookup),
+                 100.0 * (static_cast<double>(results[i].filter_bytes) / results[0].filter_bytes - 1));
   }
 }
 
@@ -165,10 +179,11 @@ void PrintLsmJson(FILE* out, const std::vector<LsmResult>& results, double size_
     for (size_t l = 0; l < r.levels.size(); ++l) {
       const LsmLevel& v = r.levels[l];
       std::fprintf(out,
-                   "%s{\"level\": %zu, \"keys\": %llu, \"bits_per_key\": %.4f, \"probes\": %d, \"filter_bytes\": %llu, "
-                   "\"expected_fpr\": %.8g, \"measured_fpr\": %.8g}",
-                   l ? ", " : "", l, static_cast<unsigned long long>(v.keys), v.bits_per_key, v.probes,
-                   static_cast<unsigned long long>(v.filter_bytes), v.expected_fpr, v.measured_fpr());
+                   "%s{\"level\": %zu, \"keys\": %llu, \"kind\": \"%s\", \"bits_per_key\": %.4f, \"probes\": %d, "
+                   "\"filter_bytes\": %llu, \"expected_fpr\": %.8g, \"measured_fpr\": %.8g}",
+                   l ? ", " : "", l, static_cast<unsigned long long>(v.keys), v.compact ? "compact" : "bloom",
+                   v.bits_per_key, v.probes, static_cast<unsigned long long>(v.filter_bytes), v.expected_fpr,
+                   v.measured_fpr());
     }
     std::fprintf(out,
                  "], \"filter_bytes\": %llu, \"lookups\": %llu, \"expected_reads_per_lookup\": %.8g, "

@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--configs", f.configs,
                  "run only these configurations (none, linebloom/per-block, linebloom/per-file, "
-                 "rocksdb-builtin/per-block, rocksdb-builtin/per-file), in the table and the --svg sweep");
+                 "linebloom-compact/per-file, rocksdb-builtin/per-block, rocksdb-builtin/per-file), in the "
+                 "table and the --svg sweep");
   auto* json = app.add_flag("--json", f.json, "print one JSON document instead of the table");
   auto* csv = app.add_flag("--csv", f.csv, "print CSV rows instead of the table");
   json->excludes(csv);
@@ -96,7 +97,8 @@ int main(int argc, char** argv) {
   app.add_flag("--keep-files", f.keep_files, "keep the table files in --dir");
   app.add_option("--lsm", f.lsm_levels,
                  "LSM mode: lay the keys out over this many levels (size ratio --size-ratio) and compare "
-                 "uniform with level-aware bits per key at the same filter memory")
+                 "uniform with level-aware bits per key at the same filter memory, Bloom filters only and "
+                 "with a compact filter at the last level")
       ->check(CLI::Range(1, 12));
   app.add_option("--size-ratio", f.size_ratio, "LSM mode: size ratio between adjacent levels")
       ->check(CLI::Range(1.5, 100.0))

@@ -138,7 +138,8 @@ void PrintTable(std::FILE* out, const RunInfo& info, const std::vector<ConfigRes
   std::fprintf(
       out,
       "\nfalse-pos rate: block reads that found nothing / filter probes (absent keys); predicted from\n"
-      "each filter's own keys and size (exact finite-Bloom model); +-1sd: binomial standard\n"
+      "each filter's own keys and size (exact finite-Bloom model; the compact model for\n"
+      "linebloom-compact at the bits asked); +-1sd: binomial standard\n"
       "deviation of m/p. bits/key: what the filters really cost per key: every filter byte, the\n"
       "table's filter parameters and the index fields that locate the filters. Latencies:\n"
       "absent-key Get%s.\n",

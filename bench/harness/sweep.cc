@@ -52,9 +52,8 @@ namespace {
 
 const std::map<std::string, std::string>& Colors() {
   static const std::map<std::string, std::string> colors = {
-      {"linebloom/per-block", "#1f77b4"},
-      {"linebloom/per-file", "#2ca02c"},
-      {"rocksdb-builtin/per-block", "#d62728"},
+      {"linebloom/per-block", "#1f77b4"},        {"linebloom/per-file", "#2ca02c"},
+      {"linebloom-compact/per-file", "#9467bd"}, {"rocksdb-builtin/per-block", "#d62728"},
       {"rocksdb-builtin/per-file", "#ff7f0e"},
   };
   return colors;

@@ -123,6 +123,26 @@ TEST(KvCliTest, StatsIsJsonWithTheAvoidedReads) {
   EXPECT_NE(r.out.find("\"runs\": ["), std::string::npos);
 }
 
+// --compact-run-filters-from-level applies to the runs a command writes;
+// stats names each run's filter kind, and a later open without the flag
+// still reads the compact run.
+TEST(KvCliTest, CompactRunFiltersFromALevel) {
+  TempDir scratch;
+  const std::string dir = scratch.Sub("store");
+  std::string input;
+  for (int i = 0; i < 500; ++i) input.append("put key").append(std::to_string(i)).append(" v\n");
+  ASSERT_EQ(RunCli(scratch, {"--compact-run-filters-from-level", "0", dir, "batch"}, input).exit_code, 0);
+  ASSERT_EQ(RunCli(scratch, {"--compact-run-filters-from-level", "0", dir, "compact"}).exit_code, 0);
+  CliResult r = RunCli(scratch, {dir, "stats"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"run_filter_kind\": \"compact\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"run_filter_kind\": \"bloom\""), std::string::npos) << r.out;
+  r = RunCli(scratch, {dir, "get", "key123"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "v\n");
+  EXPECT_NE(RunCli(scratch, {"--compact-run-filters-from-level", "9", dir, "stats"}).exit_code, 0);
+}
+
 TEST(KvCliTest, BatchAnswersOneLinePerCommand) {
   TempDir scratch;
   const std::string dir = scratch.Sub("store");

@@ -10,11 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "filter_allocation.h"
 #include "kv_test_util.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/level_allocator.h"
 
 namespace linebloom::kvstore {
@@ -57,6 +59,43 @@ TEST(KvFilterAllocationTest, PerLevelUsesTheLevelFunction) {
   EXPECT_EQ(internal::ChooseRunFilterBits(o, {1000, 3}, {}).run_filter, 0.0);
   o.block_filters = false;
   EXPECT_EQ(internal::ChooseRunFilterBits(o, {1000, 3}, {}).block_filters, 0.0);
+}
+
+// Options::compact_run_filters_from_level names the run filter's kind by
+// level and clamps its bits to the compact range; the bits are otherwise
+// those of the allocation, and the block filters are untouched.
+TEST(KvFilterAllocationTest, CompactRunFiltersFromALevelKeepTheAllocatedBits) {
+  Options o;
+  o.bits_per_key = [](int level) { return level == 5 ? 40.0 : 4.0 + level; };
+  o.compact_run_filters_from_level = 2;
+  const double want[] = {4, 5, 6, 7, 8, 30};  // level 5 clamped from 40
+  for (int level = 0; level < 6; ++level) {
+    const auto bits = internal::ChooseRunFilterBits(o, {1000, level}, {});
+    EXPECT_EQ(bits.run_filter_kind, level >= 2 ? FilterKind::kCompact : FilterKind::kBloom) << level;
+    EXPECT_EQ(bits.run_filter, want[level]) << level;
+    EXPECT_EQ(bits.block_filters, level == 5 ? 40.0 : 4.0 + level) << level;
+  }
+  o.compact_run_filters_from_level = 0;
+  EXPECT_EQ(internal::ChooseRunFilterBits(o, {1000, 0}, {}).run_filter, kMinCompactBitsPerKey);
+  o.run_filters = false;
+  EXPECT_EQ(internal::ChooseRunFilterBits(o, {1000, 3}, {}).run_filter, 0.0);
+
+  // Run-aware: the same bits as with Bloom run filters, clamped.
+  Options bloom;
+  bloom.filter_allocation = FilterAllocation::kRunAware;
+  bloom.average_bits_per_key = 8;
+  Options compact = bloom;
+  compact.compact_run_filters_from_level = 0;
+  const std::vector<RunShape> others{{1000, 0}, {1000, 0}, {3000, 1}, {9000, 2}};
+  for (const RunShape run : {RunShape{1000, 0}, RunShape{3000, 1}, RunShape{27000, 3}}) {
+    const auto b = internal::ChooseRunFilterBits(bloom, run, others);
+    const auto c = internal::ChooseRunFilterBits(compact, run, others);
+    EXPECT_EQ(b.run_filter_kind, FilterKind::kBloom);
+    ASSERT_GT(b.run_filter, 0.0) << run.level;
+    EXPECT_EQ(c.run_filter_kind, FilterKind::kCompact);
+    EXPECT_EQ(c.run_filter, std::clamp(b.run_filter, kMinCompactBitsPerKey, kMaxCompactBitsPerKey)) << run.level;
+    EXPECT_EQ(c.block_filters, b.block_filters) << run.level;
+  }
 }
 
 TEST(KvFilterAllocationTest, RunAwareGivesSmallRunsMoreAndMatchesTheAllocator) {

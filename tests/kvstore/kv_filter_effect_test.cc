@@ -5,7 +5,9 @@
 // that fall between stored keys. Every lookup consults all 5 runs; at 10
 // bits/key the data-block reads must stay <= 2 % of lookups x runs, read
 // from Stats(). With only the whole-run filter the rate must match the
-// blocked-Bloom prediction within 6 binomial standard deviations.
+// blocked-Bloom prediction within 6 binomial standard deviations, and with
+// compact run filters the compact model's (compact_math.h) within 6
+// standard deviations and 10 % (its own error).
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 
 #include "kv_test_util.h"
 #include "linebloom/bloom_math.h"
+#include "linebloom/compact_math.h"
 #include "linebloom/filter_options.h"
 
 namespace linebloom::kvstore {
@@ -29,9 +32,10 @@ constexpr uint64_t kAbsentLookups = 100000;
 struct Measured {
   LookupCounters total;
   uint64_t runs = 0;
+  double filter_bits_per_key = 0;  // every filter byte of the store
 };
 
-Measured LoadAndProbe(bool run_filters, bool block_filters) {
+Measured LoadAndProbe(bool run_filters, bool block_filters, int compact_run_filters_from_level = kMaxLevels) {
   TempDir dir;
   testing::NoSyncEnv env;  // bulk load; durability is not under test here
   Options o;
@@ -41,6 +45,7 @@ Measured LoadAndProbe(bool run_filters, bool block_filters) {
   o.auto_compaction = false;
   o.run_filters = run_filters;
   o.block_filters = block_filters;
+  o.compact_run_filters_from_level = compact_run_filters_from_level;
   std::unique_ptr<KvStore> store;
   EXPECT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
   // Stored keys are the even numbers; run r holds every 5th of them, so
@@ -72,6 +77,7 @@ Measured LoadAndProbe(bool run_filters, bool block_filters) {
   Measured m;
   m.total = store->Stats().total;
   m.runs = store->Stats().runs.size();
+  m.filter_bits_per_key = store->Stats().filter_bits_per_key;
   // And the stored keys are all there (a sample: never a false negative).
   for (uint64_t i = 0; i < kKeys; i += 97) {
     Status s = store->Get(KeyFor(2 * i), &value);
@@ -84,11 +90,12 @@ void Report(const char* what, const Measured& m) {
   const double probes = static_cast<double>(kAbsentLookups * kRuns);
   std::printf(
       "%-22s %7llu run lookups: %6llu run-filter negatives, %6llu block-filter negatives, "
-      "%5llu block reads (%.3f%%)\n",
+      "%5llu block reads (%.3f%%), %.3f filter bits/key\n",
       what, static_cast<unsigned long long>(m.total.lookups),
       static_cast<unsigned long long>(m.total.run_filter_negatives),
       static_cast<unsigned long long>(m.total.block_filter_negatives),
-      static_cast<unsigned long long>(m.total.block_reads), 100.0 * m.total.block_reads / probes);
+      static_cast<unsigned long long>(m.total.block_reads), 100.0 * m.total.block_reads / probes,
+      m.filter_bits_per_key);
 }
 
 void ExpectEveryLookupReachedEveryRun(const Measured& m) {
@@ -130,6 +137,18 @@ TEST(KvFilterEffectTest, RunFilterAloneMatchesTheBlockedBloomPrediction) {
   std::printf("predicted %.1f block reads (%.3f%%), sigma %.1f\n", n * p, 100 * p, sigma);
   EXPECT_NEAR(static_cast<double>(m.total.block_reads), n * p, 6 * sigma);
   EXPECT_LE(m.total.block_reads, kAbsentLookups * kRuns * 2 / 100);
+}
+
+TEST(KvFilterEffectTest, CompactRunFilterAloneMatchesTheCompactModel) {
+  const Measured m = LoadAndProbe(true, false, 0);
+  Report("compact run filter only", m);
+  ExpectEveryLookupReachedEveryRun(m);
+  EXPECT_EQ(m.total.block_filter_checks, 0u);
+  const double n = static_cast<double>(kAbsentLookups * kRuns);
+  const double p = CompactFpr(10, kKeys / kRuns);
+  const double sigma = std::sqrt(n * p * (1 - p));
+  std::printf("predicted %.1f block reads (%.3f%%), sigma %.1f\n", n * p, 100 * p, sigma);
+  EXPECT_NEAR(static_cast<double>(m.total.block_reads), n * p, 6 * sigma + 0.1 * n * p);
 }
 
 }  // namespace

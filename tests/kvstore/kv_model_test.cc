@@ -2,7 +2,9 @@
 //
 // Model-based randomized test: thousands of random puts, deletes, gets,
 // scans, flushes, compactions and reopens against a std::map, over several
-// seeds. The store must agree with the model after every operation.
+// seeds, some with compact run filters (from level 0 or 1, some switched
+// on and off between reopens). The store must agree with the model after
+// every operation.
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,10 @@ struct ModelParams {
   bool run_filters;
   bool block_filters;
   bool run_aware = false;  // FilterAllocation::kRunAware
+  // Options::compact_run_filters_from_level; with `alternate` every other
+  // reopen sets it back to kMaxLevels, so runs of both kinds mix.
+  int compact_from_level = kMaxLevels;
+  bool alternate = false;
 };
 
 class KvModelTest : public ::testing::TestWithParam<ModelParams> {};
@@ -61,6 +67,7 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
     o.filter_allocation = FilterAllocation::kRunAware;
     o.average_bits_per_key = 3;  // low, so some runs get no filter or only a run filter
   }
+  o.compact_run_filters_from_level = param.compact_from_level;
 
   std::unique_ptr<KvStore> store;
   ASSERT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
@@ -122,6 +129,7 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
     } else {
       ASSERT_TRUE(store->Close().ok());
       store.reset();
+      if (param.alternate) o.compact_run_filters_from_level = reopens % 2 ? param.compact_from_level : kMaxLevels;
       ASSERT_TRUE(KvStore::Open(dir.path(), o, &store).ok());
       ++reopens;
     }
@@ -130,6 +138,11 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
   const StoreStats st = store->Stats();
   testing::ExpectCounterIdentities(st.total, "total");
   for (const RunStats& r : st.runs) testing::ExpectCounterIdentities(r.counters, "run");
+  if (param.run_filters && !param.run_aware && !param.alternate) {
+    for (const RunStats& r : st.runs) {
+      EXPECT_EQ(r.run_filter_kind, r.level >= param.compact_from_level ? "compact" : "bloom") << r.level;
+    }
+  }
   // The run saw real traffic of every kind.
   EXPECT_GT(reopens, 10);
   EXPECT_GT(flushes + static_cast<int>(st.flushes), 20);
@@ -137,20 +150,23 @@ TEST_P(KvModelTest, StoreAgreesWithAMap) {
   EXPECT_GT(st.total.lookups, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, KvModelTest,
-                         ::testing::Values(ModelParams{1, true, true}, ModelParams{2, true, true},
-                                           ModelParams{3, true, true}, ModelParams{4, false, true},
-                                           ModelParams{5, true, false}, ModelParams{6, false, false},
-                                           ModelParams{7, true, true, true}, ModelParams{8, false, true, true},
-                                           ModelParams{9, true, false, true}),
-                         [](const auto& param_info) {
-                           const ModelParams& p = param_info.param;
-                           return std::string("seed")
-                               .append(std::to_string(p.seed))
-                               .append(p.run_filters ? "_runfilter" : "_norunfilter")
-                               .append(p.block_filters ? "_blockfilter" : "_noblockfilter")
-                               .append(p.run_aware ? "_runaware" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Seeds, KvModelTest,
+    ::testing::Values(ModelParams{1, true, true}, ModelParams{2, true, true}, ModelParams{3, true, true},
+                      ModelParams{4, false, true}, ModelParams{5, true, false}, ModelParams{6, false, false},
+                      ModelParams{7, true, true, true}, ModelParams{8, false, true, true},
+                      ModelParams{9, true, false, true}, ModelParams{10, true, true, false, 1, true},
+                      ModelParams{11, true, false, true, 0, true}, ModelParams{12, true, true, false, 0}),
+    [](const auto& param_info) {
+      const ModelParams& p = param_info.param;
+      return std::string("seed")
+          .append(std::to_string(p.seed))
+          .append(p.run_filters ? "_runfilter" : "_norunfilter")
+          .append(p.block_filters ? "_blockfilter" : "_noblockfilter")
+          .append(p.run_aware ? "_runaware" : "")
+          .append(p.compact_from_level < kMaxLevels ? "_compactfrom" + std::to_string(p.compact_from_level) : "")
+          .append(p.alternate ? "_alternating" : "");
+    });
 
 }  // namespace
 }  // namespace linebloom::kvstore

@@ -68,6 +68,9 @@ void AddStoreOptions(CLI::App& app, CommandLine* c) {
   app.add_option("--fanout", c->options.tier_fanout, "runs per level before they are merged")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));
+  app.add_option("--compact-run-filters-from-level", c->options.compact_run_filters_from_level,
+                 "new runs at this level or deeper get compact run filters (default: none do)")
+      ->check(CLI::Range(0, linebloom::kvstore::kMaxLevels));
   app.add_flag("--no-sync", c->no_sync, "acknowledge writes before fsync (survives a process crash, not a power loss)");
   app.add_flag("--no-run-filter", c->no_run_filter, "build new runs without a whole-run filter");
   app.add_flag("--no-block-filter", c->no_block_filter, "build new runs without per-block filters");

@@ -2,9 +2,14 @@
 
 #include "filter_allocation.h"
 
-namespace linebloom::kvstore::internal {
+#include <algorithm>
 
-RunFilterBits ChooseRunFilterBits(const Options& options, RunShape new_run, std::span<const RunShape> others) {
+#include "linebloom/compact_math.h"
+
+namespace linebloom::kvstore::internal {
+namespace {
+
+RunFilterBits ChooseBits(const Options& options, RunShape new_run, std::span<const RunShape> others) {
   const int kinds = int{options.run_filters} + int{options.block_filters};
   if (kinds == 0) return {};
   if (options.filter_allocation == FilterAllocation::kPerLevel) {
@@ -14,6 +19,17 @@ RunFilterBits ChooseRunFilterBits(const Options& options, RunShape new_run, std:
   const double bits = planner::BitsForNewTieredRun(new_run, others, options.tier_fanout, options.average_bits_per_key);
   if (!options.run_filters) return {0, bits};
   return {bits, options.block_filters ? options.average_bits_per_key : 0};
+}
+
+}  // namespace
+
+RunFilterBits ChooseRunFilterBits(const Options& options, RunShape new_run, std::span<const RunShape> others) {
+  RunFilterBits bits = ChooseBits(options, new_run, others);
+  if (bits.run_filter > 0 && new_run.level >= options.compact_run_filters_from_level) {
+    bits.run_filter_kind = FilterKind::kCompact;
+    bits.run_filter = std::clamp(bits.run_filter, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
+  }
+  return bits;
 }
 
 }  // namespace linebloom::kvstore::internal

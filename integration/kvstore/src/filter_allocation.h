@@ -16,12 +16,17 @@
 // function of the bits asked for; the run filter is one large filter and
 // costs what it is given. Without a run filter the block filters take the
 // allocation. A run allocated 0 bits gets no run filter.
+//
+// The run filter's kind (Options::compact_run_filters_from_level) does not
+// change the bits either allocation gives it; a compact run filter gets
+// them clamped to the compact filter's range.
 // Internal header.
 
 #pragma once
 
 #include <span>
 
+#include "linebloom/filter_kind.h"
 #include "linebloom/kvstore/options.h"
 #include "linebloom/planner/tiered_runs.h"
 
@@ -30,10 +35,13 @@ namespace linebloom::kvstore::internal {
 using RunShape = planner::TieredRun;
 using planner::FullTieredShape;
 
-// Bits per key of each filter kind of a new run; 0 = build none.
+// Bits per key of each filter of a new run; 0 = build none. The run filter
+// is compact at levels >= Options::compact_run_filters_from_level, its bits
+// then clamped to [kMinCompactBitsPerKey, kMaxCompactBitsPerKey].
 struct RunFilterBits {
   double run_filter = 0;
   double block_filters = 0;
+  FilterKind run_filter_kind = FilterKind::kBloom;
 };
 
 // Bits per key of each filter kind for a run of `new_run` written at

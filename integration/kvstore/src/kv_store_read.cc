@@ -82,6 +82,9 @@ StoreStats KvStore::Impl::Stats() const {
     r.filter_bits_per_key = 8.0 * static_cast<double>(r.filter_bytes) / static_cast<double>(m.num_entries);
     r.block_filter_bytes = run->block_filter_bytes();
     r.block_filter_bits_per_key = 8.0 * static_cast<double>(r.block_filter_bytes) / static_cast<double>(m.num_entries);
+    r.run_filter_kind = run->run_filter_kind() == FilterKind::kCompact ? "compact"
+                        : run->run_filter_kind() == FilterKind::kBloom ? "bloom"
+                                                                       : "none";
     r.counters = run->counters().Load();
     s.runs.push_back(r);
     LevelStats& l = levels[m.level];

@@ -68,8 +68,8 @@ Status Run::Open(Env* env, const std::string& dir, const RunMeta& meta, IoMode m
   }
   std::shared_ptr<Run> r(new Run(meta, std::move(table), std::move(filter)));
   if (meta.filter_size > 0) {
-    if (const ParseResult p = FilterReader::Parse(r->run_filter_.bytes(), &r->run_filter_reader_); !p.ok()) {
-      return Status::Corruption(RunFilterFileName(dir, meta.file_number) + ": bad run filter: " + p.message());
+    if (const Status s = r->run_filter_reader_.Parse(r->run_filter_.bytes()); !s.ok()) {
+      return Status::Corruption(RunFilterFileName(dir, meta.file_number) + ": bad run filter: " + s.message());
     }
   }
   *run = std::move(r);
@@ -125,11 +125,9 @@ bool Run::Overlaps(std::string_view from, std::optional<std::string_view> to) co
   return true;
 }
 
-RunBuilder::RunBuilder(Env* env, std::string dir, RunMeta meta, double run_filter_bits_per_key)
+RunBuilder::RunBuilder(Env* env, std::string dir, RunMeta meta, const RunFilterBits& bits)
     : env_(env), dir_(std::move(dir)), meta_(std::move(meta)) {
-  if (run_filter_bits_per_key > 0) {
-    filter_ = std::make_unique<FilterBuilder>(FilterOptions{.bits_per_key = run_filter_bits_per_key});
-  }
+  if (bits.run_filter > 0) filter_ = std::make_unique<RunFilterBuilder>(bits.run_filter_kind, bits.run_filter);
 }
 
 RunBuilder::~RunBuilder() = default;
@@ -139,7 +137,7 @@ Status RunBuilder::Create(Env* env, const std::string& dir, uint64_t file_number
   RunMeta meta;
   meta.file_number = file_number;
   meta.level = static_cast<uint32_t>(level);
-  std::unique_ptr<RunBuilder> b(new RunBuilder(env, dir, std::move(meta), bits.run_filter));
+  std::unique_ptr<RunBuilder> b(new RunBuilder(env, dir, std::move(meta), bits));
 
   sstable::TableWriterOptions topt;
   topt.block_size = options.block_size;

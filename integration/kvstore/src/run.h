@@ -1,10 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // A run: one sorted micro-SSTable (NNNNNN.sst, a linebloom filter per data
-// block) plus an optional whole-run linebloom filter (NNNNNN.lbf). A Get for
-// an absent key is stopped, cheapest first, by the run's key range, the run
-// filter, then the data block's filter; only a "maybe" from all of them reads
-// a block. Internal header.
+// block) plus an optional whole-run linebloom filter (NNNNNN.lbf, Bloom or
+// compact: run_filter.h). A Get for an absent key is stopped, cheapest
+// first, by the run's key range, the run filter, then the data block's
+// filter; only a "maybe" from all of them reads a block. Internal header.
 
 #pragma once
 
@@ -17,14 +17,13 @@
 
 #include "entry.h"
 #include "filter_allocation.h"
-#include "linebloom/filter_builder.h"
-#include "linebloom/filter_reader.h"
 #include "linebloom/kvstore/options.h"
 #include "linebloom/kvstore/stats.h"
 #include "linebloom/sstable/table_reader.h"
 #include "linebloom/sstable/table_writer.h"
 #include "lookup_counter_fields.h"
 #include "manifest.h"
+#include "run_filter.h"
 
 namespace linebloom::kvstore::internal {
 
@@ -56,6 +55,8 @@ class Run {
   uint64_t filter_bytes() const { return run_filter_bytes() + block_filter_bytes(); }
   uint64_t run_filter_bytes() const { return run_filter_.bytes().size(); }
   uint64_t block_filter_bytes() const { return table_->filter_memory(); }
+  // kBloom or kCompact; kUnknown without a run filter.
+  FilterKind run_filter_kind() const { return run_filter_reader_.kind(); }
   AtomicLookupCounters& counters() const { return counters_; }
 
  private:
@@ -64,14 +65,15 @@ class Run {
   RunMeta meta_;
   std::unique_ptr<sstable::TableReader> table_;
   AlignedFilter run_filter_;  // empty without a run filter
-  FilterReader run_filter_reader_;
+  RunFilterReader run_filter_reader_;
   mutable AtomicLookupCounters counters_;
 };
 
 // Writes a new run from entries given in strictly increasing key order.
 class RunBuilder {
  public:
-  // `bits`: of the run filter and the block filters; 0 = build none.
+  // `bits`: of the run filter (of bits.run_filter_kind) and the block
+  // filters; 0 = build none.
   static Status Create(Env* env, const std::string& dir, uint64_t file_number, int level, const Options& options,
                        RunFilterBits bits, std::unique_ptr<RunBuilder>* builder);
   ~RunBuilder();
@@ -84,13 +86,13 @@ class RunBuilder {
   void Abandon();
 
  private:
-  RunBuilder(Env* env, std::string dir, RunMeta meta, double run_filter_bits_per_key);
+  RunBuilder(Env* env, std::string dir, RunMeta meta, const RunFilterBits& bits);
 
   Env* const env_;
   const std::string dir_;
   RunMeta meta_;
   std::unique_ptr<sstable::TableWriter> table_;
-  std::unique_ptr<FilterBuilder> filter_;  // null without a run filter
+  std::unique_ptr<RunFilterBuilder> filter_;  // null without a run filter
   bool finished_ = false;
 };
 

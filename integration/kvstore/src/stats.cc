@@ -76,6 +76,7 @@ std::string StatsToJson(const StoreStats& s) {
     o->Field("filter_bits_per_key", r.filter_bits_per_key);
     o->Field("block_filter_bytes", r.block_filter_bytes);
     o->Field("block_filter_bits_per_key", r.block_filter_bits_per_key);
+    o->Field("run_filter_kind", r.run_filter_kind);
     CounterFields(o, r.counters);
   });
   top.Field("background_error", s.background_error);

@@ -88,4 +88,14 @@ NewLinebloomBlockFilterPolicy(const FilterOptions& options = {}) {
 std::shared_ptr<const BlockFilterPolicy> NewLinebloomBlocked512Policy(const FilterOptions& options = {});
 inline constexpr std::string_view kLinebloomBlocked512PolicyName = "linebloom.blocked512";
 
+// linebloom's compact filter ("linebloom.compact", docs/FORMAT.md section 2):
+// each filter is a whole compact filter of section 1b (self-describing,
+// its own trailer and checksum) at options.bits_per_key, clamped to
+// [kMinCompactBitsPerKey, kMaxCompactBitsPerKey] (compact_math.h); no table
+// parameters. About a quarter less memory than the Bloom filter for the
+// same false-positive rate, slower to build, and at least one 64-byte line
+// plus a 20-byte trailer per filter: meant for FilterMode::kPerFile.
+std::shared_ptr<const BlockFilterPolicy> NewLinebloomCompactPolicy(const FilterOptions& options = {});
+inline constexpr std::string_view kLinebloomCompactPolicyName = "linebloom.compact";
+
 }  // namespace linebloom::sstable

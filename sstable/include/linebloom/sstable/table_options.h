@@ -46,9 +46,10 @@ struct TableReaderOptions {
   // Policies the reader may use; it picks the one whose Name() the table
   // recorded. With no match the table is read without its filters (correct,
   // just slower) and TableReader::filter_in_use() says so.
-  // The default reads linebloom's filters of both table formats.
-  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {NewLinebloomLinePairPolicy(),
-                                                                           NewLinebloomBlocked512Policy()};
+  // The default reads linebloom's filters of both table formats and the
+  // compact filter.
+  std::vector<std::shared_ptr<const BlockFilterPolicy>> filter_policies = {
+      NewLinebloomLinePairPolicy(), NewLinebloomBlocked512Policy(), NewLinebloomCompactPolicy()};
   // Ignore filters even when a policy matches (for measuring their benefit).
   bool use_filters = true;
 };

@@ -64,6 +64,15 @@ struct Options {
   bool run_filters = true;
   // A filter per data block, checked before reading the block.
   bool block_filters = true;
+  // Runs written at this level or deeper get a compact run filter instead
+  // of a Bloom one (as RocksDB's bloom_before_level picks its filter by
+  // level): about a quarter less memory for the same false-positive rate,
+  // slower to build. Its bits per key are those of the allocation above,
+  // clamped to the compact filter's [5.5, 30]. The default, kMaxLevels,
+  // gives every run a Bloom filter; 0 gives every run a compact one. Runs
+  // keep the kind they were written with, so a store reads runs of both
+  // kinds whatever this says (docs/KVSTORE.md).
+  int compact_run_filters_from_level = kMaxLevels;
 
   // Size-tiered compaction: when a level holds this many runs they are
   // merged into one run of the next level (>= 2).

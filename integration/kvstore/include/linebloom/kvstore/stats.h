@@ -53,6 +53,8 @@ struct RunStats {
   // every filter byte, the filter parameters and the index's filter sizes).
   uint64_t block_filter_bytes = 0;
   double block_filter_bits_per_key = 0;
+  // "bloom", "compact" (Options::compact_run_filters_from_level) or "none".
+  std::string run_filter_kind = "none";
   LookupCounters counters;
 };
 
