@@ -100,5 +100,18 @@ TEST(CompactPlanner, TrackedTreeGivesTheLastLevelCompactBits) {
   EXPECT_EQ(bloom.PlanNewFile(FileAt(6)).kind, kB);
 }
 
+TEST(CompactPlanner, DeepestLevelAloneWhenAskedForBottommostFiles) {
+  PlannerOptions options = testing::DefaultPlannerOptions();
+  options.compact_deepest = true;
+  LevelPlanner planner(options);
+  testing::BuildToyTree(planner);
+  EXPECT_EQ(planner.PlanNewFile(FileAt(6)).kind, kC);
+  EXPECT_EQ(planner.PlanNewFile(FileAt(5)).kind, kB);
+  EXPECT_EQ(planner.PlanNewFile(FileAt(0)).kind, kB);
+  EXPECT_EQ(KindOfLevel(options, 3, 3), kC);
+  EXPECT_EQ(KindOfLevel(options, 0, 0), kB);  // L0 is never the bottommost level here
+  EXPECT_EQ(KindOfLevel(options, 3), kB);     // deepest not known
+}
+
 }  // namespace
 }  // namespace linebloom::planner

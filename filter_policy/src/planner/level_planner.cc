@@ -59,6 +59,7 @@ LevelPlanner::Decision LevelPlanner::PlanNewFile(const NewFile& file) {
     decision.filter = WithBits(options_.average_bits_per_key);
     return decision;
   }
+  decision.kind = KindOfLevel(options_, level, state.tree.deepest);
   state.cache = CacheFor(state.tree, file);
   std::optional<double> bits = TrackedBitsLocked(state, file, &decision.log);
   if (!bits) bits = EstimatedBitsLocked(state, file, &decision.log);
@@ -83,7 +84,7 @@ std::optional<double> LevelPlanner::TrackedBitsLocked(TreeState& state, const Ne
   if (bits <= 0) return 0.0;
   // Whole Bloom blocks per file: a compact filter spends its bits per key
   // to within its layer table, with no blocks to round to.
-  const bool bloom = KindOfLevel(options_, file.level) == FilterKind::kBloom;
+  const bool bloom = KindOfLevel(options_, file.level, tree.deepest) == FilterKind::kBloom;
   if (bloom && file.level == tree.deepest && state.plan->last_bytes_per_key > 0) {
     return DitheredLastLevelBits(state, bits);
   }
@@ -112,7 +113,7 @@ double LevelPlanner::EstimatedBitsLocked(TreeState& state, const NewFile& file, 
     key[j] = std::clamp(static_cast<int>(std::lround(weights[j] * kUnit)), 1, kUnit);
   }
   for (size_t j = 0; j < weights.size(); ++j) {
-    key.push_back(static_cast<int>(KindOfLevel(options_, state.tree.LevelOfRun(j))));
+    key.push_back(static_cast<int>(KindOfLevel(options_, state.tree.LevelOfRun(j), state.tree.deepest)));
   }
   const double budget = BudgetAverage(state.tree, options_.average_bits_per_key, options_.size_ratio);
   key.push_back(static_cast<int>(std::lround(budget * kUnit)));

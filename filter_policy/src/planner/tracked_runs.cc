@@ -27,7 +27,7 @@ TrackedRuns MeasureTrackedRuns(const TrackedTree& tree, const PlannerOptions& op
   TrackedRuns runs;
   runs.entries.assign(num_runs, 0);
   runs.coverage.assign(num_runs, 1);
-  for (size_t run = 0; run < num_runs; ++run) runs.kinds.push_back(KindOfLevel(options, tree.LevelOfRun(run)));
+  for (size_t run = 0; run < num_runs; ++run) runs.kinds.push_back(KindOfLevel(options, tree.LevelOfRun(run), d));
   for (size_t run = 1; run < num_runs; ++run) {
     const int level = tree.LevelOfRun(run);
     const double keys = LiveKeys(tree, level);

@@ -294,6 +294,11 @@ std::shared_ptr<planner::LevelPlanner> LinebloomFilterPolicy::level_planner() co
     planner_options.average_bits_per_key = options_.bits_per_key;
     planner_options.num_probes = options_.num_probes;
     planner_options.size_ratio = options_.size_ratio;
+    // The planner prices each level with the kind its files get: levels
+    // from compact_from_level (flushes, level -1 to RocksDB, are L0's files
+    // here) and, with compact_bottommost, the deepest.
+    planner_options.compact_from_level = options_.compact_from_level;
+    planner_options.compact_deepest = options_.compact_bottommost;
     planner_options.cache.enabled = options_.cache_aware || options_.block_cache_bytes > 0;
     planner_options.cache.block_cache_bytes = options_.block_cache_bytes;
     planner_options.cache.data_bytes_per_key = options_.data_bytes_per_key;

@@ -34,11 +34,16 @@ struct PlannerOptions {
   // the Bloom filter. As RocksDB's bloom_before_level: INT_MAX (the
   // default) never, 0 every level.
   int compact_from_level = INT_MAX;
+  // Files of the deepest level (>= 1) get the compact filter too, whatever
+  // compact_from_level says: RocksDB's bottommost files.
+  bool compact_deepest = false;
 };
 
-// The kind of filter `options` give a file at `level` (>= 0).
-inline FilterKind KindOfLevel(const PlannerOptions& options, int level) {
-  return level >= options.compact_from_level ? FilterKind::kCompact : FilterKind::kBloom;
+// The kind of filter `options` give a file at `level` of a tree whose
+// deepest level is `deepest` (-1: not known).
+inline FilterKind KindOfLevel(const PlannerOptions& options, int level, int deepest = -1) {
+  const bool deepest_level = options.compact_deepest && level >= 1 && level == deepest;
+  return level >= options.compact_from_level || deepest_level ? FilterKind::kCompact : FilterKind::kBloom;
 }
 
 // "w0:w1:..." (each in [0, 1]) as numbers; the empty string gives an empty
