@@ -21,24 +21,19 @@
 #include "linebloom/kernel.h"
 #include "linebloom/level_allocator.h"
 
+#include "support/golden_keys.h"
+
 namespace linebloom {
 namespace {
 
-std::vector<uint64_t> Hashes(uint64_t seed, size_t n) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> h(n);
-  for (auto& x : h) x = rng();
-  return h;
-}
-
 TEST(CompactConcurrency, ReadersWhileOthersBuildPriceAndSwitchKernels) {
-  const std::vector<uint64_t> keys = Hashes(1, 5'000);
+  const std::vector<uint64_t> keys = golden::RandomHashes(1, 5'000);
   CompactFilterBuilder builder({.bits_per_key = 7.75});
   for (uint64_t h : keys) builder.AddHash(h);
   const std::string bytes = builder.Finish();
   CompactFilterReader shared;
   ASSERT_TRUE(CompactFilterReader::Parse(bytes, &shared).ok());
-  const std::vector<uint64_t> absent = Hashes(2, 2'000);
+  const std::vector<uint64_t> absent = golden::RandomHashes(2, 2'000);
   std::vector<char> expected(absent.size());
   for (size_t i = 0; i < absent.size(); ++i) expected[i] = shared.MayContainHash(absent[i]);
 
@@ -60,7 +55,7 @@ TEST(CompactConcurrency, ReadersWhileOthersBuildPriceAndSwitchKernels) {
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       for (double bits : {6.0 + t, 9.0 + t, 12.5 + t}) {
-        const std::vector<uint64_t> own = Hashes(10 + t, 3'000);
+        const std::vector<uint64_t> own = golden::RandomHashes(10 + t, 3'000);
         CompactFilterBuilder b({.bits_per_key = bits});
         for (uint64_t h : own) b.AddHash(h);
         const std::string f = b.Finish();

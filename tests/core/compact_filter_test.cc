@@ -21,15 +21,10 @@
 #include "linebloom/kernel.h"
 #include "linebloom/key_hash.h"
 
+#include "support/golden_keys.h"
+
 namespace linebloom {
 namespace {
-
-std::vector<uint64_t> RandomHashes(uint64_t seed, size_t n) {
-  std::mt19937_64 rng(seed);
-  std::vector<uint64_t> hashes(n);
-  for (auto& h : hashes) h = rng();
-  return hashes;
-}
 
 std::string BuildFromHashes(const std::vector<uint64_t>& hashes, double bits_per_key) {
   CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = 7});
@@ -48,7 +43,7 @@ class CompactHoldsEveryKey : public ::testing::TestWithParam<SizeCase> {};
 
 TEST_P(CompactHoldsEveryKey, NoFalseNegativeAndTheBitsAsked) {
   const auto [keys, bits] = GetParam();
-  const std::vector<uint64_t> hashes = RandomHashes(keys * 31 + 5, keys);
+  const std::vector<uint64_t> hashes = golden::RandomHashes(keys * 31 + 5, keys);
   const std::string bytes = BuildFromHashes(hashes, bits);
   CompactFilterReader reader;
   ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
@@ -109,7 +104,7 @@ TEST(CompactFilter, EmptyFilterAnswersNo) {
 // Keys still bumped after the last layer allowed: the builder writes a
 // Bloom filter of the same bits per key, says why, and loses no key.
 TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
-  const std::vector<uint64_t> hashes = RandomHashes(77, 20'000);
+  const std::vector<uint64_t> hashes = golden::RandomHashes(77, 20'000);
   CompactFilterBuilder builder({.bits_per_key = 7.75});
   builder.TEST_SetMaxLayers(1);  // a first layer alone bumps some keys
   for (uint64_t h : hashes) builder.AddHash(h);
@@ -130,7 +125,7 @@ TEST(CompactFilter, KernelsAnswerAlike) {
   if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU lacks AVX-512";
   const Kernel before = ActiveKernel();
   for (double bits : {5.5, 6.5, 7.75, 9.0, 11.5, 14.0, 18.0, 24.0, 30.0}) {
-    const std::string bytes = BuildFromHashes(RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
+    const std::string bytes = BuildFromHashes(golden::RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
     CompactFilterReader reader;
     ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
     std::mt19937_64 absent(5);
@@ -149,11 +144,11 @@ TEST(CompactFilter, KernelsAnswerAlike) {
 }
 
 TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
-  const std::vector<uint64_t> keys = RandomHashes(8, 30'000);
+  const std::vector<uint64_t> keys = golden::RandomHashes(8, 30'000);
   const std::string bytes = BuildFromHashes(keys, 7.75);
   CompactFilterReader reader;
   ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
-  std::vector<uint64_t> queries = RandomHashes(9, 2'000);
+  std::vector<uint64_t> queries = golden::RandomHashes(9, 2'000);
   queries.insert(queries.end(), keys.begin(), keys.begin() + 2'000);  // stored keys among them
   std::mt19937_64 rng(10);
   for (size_t begin = 0; begin < queries.size();) {
@@ -185,7 +180,7 @@ TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
   std::mt19937_64 absent(1234);
   size_t positives = 0;
   for (size_t f = 0; f < filters; ++f) {
-    const std::string bytes = BuildFromHashes(RandomHashes(bits * 100 + f, keys), bits);
+    const std::string bytes = BuildFromHashes(golden::RandomHashes(bits * 100 + f, keys), bits);
     CompactFilterReader reader;
     ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
     for (size_t q = 0; q < queries_per_filter; ++q) positives += reader.MayContainHash(absent());
