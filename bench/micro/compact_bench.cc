@@ -7,6 +7,8 @@
 //   rocksdb-ribbon     RocksDB's Ribbon                  } calls (policy_filter.h)
 //   linebloom          linebloom's Bloom filter, C++ API (bench_filters.h)
 //   linebloom-compact  the compact filter, C++ API (compact_bench_filter.h)
+//   linebloom-plugin-compact  the compact filter through the RocksDB plugin
+//                      (compact_from_level -1: every file), RocksDB's calls
 //
 // Settings. Every row is set for each target false-positive rate p:
 //   - rocksdb-bloom: the bits per key at which its measured rate is p. It is
@@ -18,7 +20,9 @@
 //     with b that same Bloom setting, since Ribbon's argument is the Bloom
 //     bits per key whose rate it targets;
 //   - linebloom: ForFalsePositiveRate(p); linebloom-compact:
-//     CompactBitsPerKeyFor(p, keys).
+//     CompactBitsPerKeyFor(p, keys); linebloom-plugin-compact: the plugin
+//     at linebloom's Bloom setting, whose compact files get the compact bits
+//     per key of the same modeled rate (CompactBitsPerKey).
 //
 // Per target and key count (--fprs, --keys) the table gives:
 //   - bits/key spent: filter bytes * 8 / keys;
@@ -57,8 +61,7 @@
 // Bloom filter, which would be measured under the wrong name) is reported
 // as not built, with the reason, and the run goes on.
 //
-// A further row is one MakeRow line in Rows() (e.g. the RocksDB plugin's
-// compact kind as a PolicyBackedFilter).
+// A further row is one MakeRow line in Rows().
 //
 //   linebloom-compact-bench                    full run (needs ~12 GB of RAM)
 //   linebloom-compact-bench --smoke            a few seconds (CTest)
@@ -88,6 +91,7 @@
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/kernel.h"
+#include "linebloom/rocksdb/linebloom_filter_policy.h"
 #include "policy_filter.h"
 #include "report_output.h"
 
@@ -188,11 +192,12 @@ std::unique_ptr<PolicyBackedFilter> RocksdbRibbon(double bloom_bits) {
   return std::make_unique<PolicyBackedFilter>(Policy(::rocksdb::NewRibbonFilterPolicy(bloom_bits, -1)), 5);
 }
 
-// The rows, in the tables' order. Another filter is one more MakeRow line:
-// the RocksDB plugin's compact kind, for instance, as
-//   MakeRow<PolicyBackedFilter>("linebloom-plugin-compact", Setting::kCompactModel, [](double bits) {
-//     return std::make_unique<PolicyBackedFilter>(/* the plugin's policy, compact kind, at bits */, 5);
-//   }),
+std::unique_ptr<PolicyBackedFilter> PluginCompact(double bloom_bits) {
+  return std::make_unique<PolicyBackedFilter>(
+      linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(bloom_bits, /*compact_from_level=*/-1), 5);
+}
+
+// The rows, in the tables' order. Another filter is one more MakeRow line.
 std::vector<Row> Rows() {
   return {
       MakeRow<PolicyBackedFilter>(kCompactBloomName, Setting::kRocksdbBloomMeasured, RocksdbBloom),
@@ -201,6 +206,7 @@ std::vector<Row> Rows() {
                           [](double bits) { return std::make_unique<CoreFilter>(bits); }),
       MakeRow<CompactCoreFilter>("linebloom-compact", Setting::kCompactModel,
                                  [](double bits) { return std::make_unique<CompactCoreFilter>(bits); }),
+      MakeRow<PolicyBackedFilter>("linebloom-plugin-compact", Setting::kLinebloomBloomModel, PluginCompact),
   };
 }
 
