@@ -53,7 +53,7 @@ std::vector<TieredRun> FullTieredShape(std::span<const TieredRun> live, size_t f
 }
 
 double BitsForNewTieredRun(TieredRun new_run, std::span<const TieredRun> others, size_t fanout,
-                           double average_bits_per_key) {
+                           double average_bits_per_key, int compact_from_level) {
   std::vector<TieredRun> live{new_run};
   live.insert(live.end(), others.begin(), others.end());
   const std::vector<TieredRun> full = FullTieredShape(live, fanout);
@@ -61,6 +61,7 @@ double BitsForNewTieredRun(TieredRun new_run, std::span<const TieredRun> others,
   // new run (free[0]) and the virtual runs share the rest of the budget.
   double total_entries = 0, fixed_bits = 0, free_entries = 0;
   std::vector<uint64_t> free;
+  std::vector<FilterKind> free_kinds;
   for (size_t j = 0; j < full.size(); ++j) {
     const auto n = static_cast<double>(full[j].entries);
     total_entries += n;
@@ -68,13 +69,14 @@ double BitsForNewTieredRun(TieredRun new_run, std::span<const TieredRun> others,
       fixed_bits += n * full[j].bits_per_key;
     } else {
       free.push_back(full[j].entries);
+      free_kinds.push_back(full[j].level >= compact_from_level ? FilterKind::kCompact : FilterKind::kBloom);
       free_entries += n;
     }
   }
   const double average = average_bits_per_key;
   const double free_average =
       std::clamp((average * total_entries - fixed_bits) / free_entries, average / 2, kMaxLevelBitsPerKey);
-  return AllocateBitsPerRun(free, free_average).bits_per_key[0];
+  return AllocateBitsPerRun(free, {}, free_kinds, free_average).bits_per_key[0];
 }
 
 }  // namespace linebloom::planner

@@ -16,8 +16,12 @@ RunFilterBits ChooseBits(const Options& options, RunShape new_run, std::span<con
     const double b = options.bits_per_key ? options.bits_per_key(new_run.level) : 10.0;
     return {options.run_filters ? b : 0, options.block_filters ? b : 0};
   }
-  const double bits = planner::BitsForNewTieredRun(new_run, others, options.tier_fanout, options.average_bits_per_key);
-  if (!options.run_filters) return {0, bits};
+  if (!options.run_filters) {
+    return {0, planner::BitsForNewTieredRun(new_run, others, options.tier_fanout, options.average_bits_per_key)};
+  }
+  // The run filters take the allocation, so their kinds price it.
+  const double bits = planner::BitsForNewTieredRun(new_run, others, options.tier_fanout, options.average_bits_per_key,
+                                                   options.compact_run_filters_from_level);
   return {bits, options.block_filters ? options.average_bits_per_key : 0};
 }
 

@@ -17,9 +17,11 @@
 // costs what it is given. Without a run filter the block filters take the
 // allocation. A run allocated 0 bits gets no run filter.
 //
-// The run filter's kind (Options::compact_run_filters_from_level) does not
-// change the bits either allocation gives it; a compact run filter gets
-// them clamped to the compact filter's range.
+// The run filter's kind (Options::compact_run_filters_from_level): kPerLevel
+// gives a compact run filter its level's bits clamped to the compact
+// filter's range; kRunAware prices the runs whose filters are compact (new
+// and virtual runs at those levels) with the compact model, so they get the
+// bits that minimise the sum with each run's own kind.
 // Internal header.
 
 #pragma once

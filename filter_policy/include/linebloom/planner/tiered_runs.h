@@ -14,12 +14,15 @@
 // live runs (or scaled by fanout from the nearest level that has some).
 // The live runs keep the bits they were built with; the new run and the
 // virtual runs share what the budget over the full shape leaves (within
-// [average / 2, kMaxLevelBitsPerKey]), split by AllocateBitsPerRun.
+// [average / 2, kMaxLevelBitsPerKey]), split by AllocateBitsPerRun, each
+// priced with the model of its filter's kind: a run at a level of at least
+// compact_from_level gets the compact filter, the others the Bloom filter.
 
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -38,8 +41,12 @@ struct TieredRun {
 std::vector<TieredRun> FullTieredShape(std::span<const TieredRun> live, size_t fanout);
 
 // Bits per key for `new_run` while `others` stay live (any order), for a
-// budget of average_bits_per_key per stored key.
+// budget of average_bits_per_key per stored key. Runs (the new one and the
+// virtual ones) at levels >= compact_from_level are priced as compact
+// filters (CompactFpr), the others as Bloom filters; the default, no level,
+// prices every run as Bloom. A compact run's bits are in
+// [kMinCompactBitsPerKey, kMaxCompactBitsPerKey].
 double BitsForNewTieredRun(TieredRun new_run, std::span<const TieredRun> others, size_t fanout,
-                           double average_bits_per_key);
+                           double average_bits_per_key, int compact_from_level = std::numeric_limits<int>::max());
 
 }  // namespace linebloom::planner
