@@ -7,12 +7,12 @@
 // plus its 20-byte trailer, so it pays off for a filter over a whole file;
 // per block it works, at that fixed cost per block.
 
+#include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
+#include "linebloom/any_filter_reader.h"
 #include "linebloom/compact_filter.h"
-#include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
 
 namespace linebloom::sstable {
@@ -37,34 +37,19 @@ class CompactReader final : public TableFilterReader {
  public:
   Status AddFilter(std::string_view filter) override {
     // Each filter's own checksum is verified as well as the region's, as
-    // for linebloom.blocked512: one pass at open.
-    ParseResult r;
-    switch (DetectFilterKind(filter)) {
-      case FilterKind::kCompact: {
-        CompactFilterReader reader;
-        r = CompactFilterReader::Parse(filter, &reader);
-        if (r.ok()) filters_.emplace_back(reader);
-        break;
-      }
-      case FilterKind::kBloom: {
-        FilterReader reader;
-        r = FilterReader::Parse(filter, &reader);
-        if (r.ok()) filters_.emplace_back(reader);
-        break;
-      }
-      case FilterKind::kUnknown: return Status::Corruption("linebloom.compact: not a linebloom filter");
-    }
+    // for linebloom.blocked512: one pass at open. A compact policy's rare
+    // fallback build is a Bloom filter; the reader takes both kinds.
+    AnyFilterReader reader;
+    const ParseResult r = AnyFilterReader::Parse(filter, &reader);
     if (!r.ok()) return Status::Corruption(std::string("linebloom.compact: ").append(r.message()));
+    filters_.push_back(reader);
     return Status::Ok();
   }
 
-  bool MayMatch(size_t i, std::string_view key) const override {
-    if (const auto* compact = std::get_if<CompactFilterReader>(&filters_[i])) return compact->MayContain(key);
-    return std::get<FilterReader>(filters_[i]).MayContain(key);
-  }
+  bool MayMatch(size_t i, std::string_view key) const override { return filters_[i].MayContain(key); }
 
  private:
-  std::vector<std::variant<CompactFilterReader, FilterReader>> filters_;
+  std::vector<AnyFilterReader> filters_;
 };
 
 class CompactPolicy final : public BlockFilterPolicy {

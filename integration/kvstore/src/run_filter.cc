@@ -26,17 +26,9 @@ void RunFilterBuilder::AddKey(std::string_view key) {
 std::string RunFilterBuilder::Finish() { return compact_ ? compact_->Finish() : bloom_->Finish(); }
 
 Status RunFilterReader::Parse(std::string_view bytes) {
-  ParseResult r;
-  const FilterKind kind = DetectFilterKind(bytes);
-  if (kind == FilterKind::kCompact) {
-    r = CompactFilterReader::Parse(bytes, &compact_);
-  } else {
-    // Anything else is read as a Bloom filter, whose checks name what is
-    // wrong with the bytes (short, bad magic, unknown version).
-    r = FilterReader::Parse(bytes, &bloom_);
-  }
+  const ParseResult r = AnyFilterReader::Parse(bytes, &reader_);
   if (!r.ok()) return Status::Corruption(r.message());
-  kind_ = kind == FilterKind::kCompact ? FilterKind::kCompact : FilterKind::kBloom;
+  parsed_ = true;
   return Status::Ok();
 }
 

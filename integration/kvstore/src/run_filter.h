@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "linebloom/any_filter_reader.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_kind.h"
-#include "linebloom/filter_reader.h"
 #include "linebloom/foundation/status.h"
 
 namespace linebloom::kvstore::internal {
@@ -39,16 +39,13 @@ class RunFilterReader {
   // Validates `bytes` (which must outlive the reader) as a filter of either
   // kind; Corruption with the reason if they are neither.
   Status Parse(std::string_view bytes);
-  bool MayContain(std::string_view key) const {
-    return kind_ == FilterKind::kCompact ? compact_.MayContain(key) : bloom_.MayContain(key);
-  }
+  bool MayContain(std::string_view key) const { return reader_.MayContain(key); }
   // kUnknown until Parse succeeds.
-  FilterKind kind() const { return kind_; }
+  FilterKind kind() const { return parsed_ ? reader_.kind() : FilterKind::kUnknown; }
 
  private:
-  FilterKind kind_ = FilterKind::kUnknown;
-  FilterReader bloom_;
-  CompactFilterReader compact_;
+  bool parsed_ = false;
+  AnyFilterReader reader_;
 };
 
 }  // namespace linebloom::kvstore::internal
