@@ -1,0 +1,31 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+
+#include "linebloom/compact_hashes.h"
+
+#include <algorithm>
+
+namespace linebloom {
+
+// Out of line: the per-key path (push_back) stays short enough to inline.
+// The next page is the last block's next one, or the first of a new block.
+void CompactHashes::AddPage() {
+  if (free_pages_ == 0) {
+    free_pages_ = std::clamp<size_t>(size_ / kChunkHashes / kGrowthShare, 1, kMaxBlockPages);
+    blocks_.push_back(std::make_unique_for_overwrite<uint64_t[]>(free_pages_ * kChunkHashes));
+    end_ = blocks_.back().get();
+  }
+  fill_ = end_;
+  end_ = fill_ + kChunkHashes;
+  pages_.push_back(fill_);
+  --free_pages_;
+}
+
+void CompactHashes::Clear() {
+  std::vector<std::unique_ptr<uint64_t[]>>().swap(blocks_);
+  std::vector<uint64_t*>().swap(pages_);
+  free_pages_ = 0;
+  size_ = 0;
+  fill_ = end_ = nullptr;
+}
+
+}  // namespace linebloom
