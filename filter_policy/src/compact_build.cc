@@ -2,16 +2,18 @@
 //
 // A layer is built a bucket of consecutive lines at a time, in the memory
 // of the hashes themselves: the layer's hashes are grouped by bucket in
-// place (compact_partition.h); a bucket's hashes are sorted by line and,
-// within a line, by order (one counting sort over (line, order)) into a
-// scratch of the bucket's size, and its lines are solved. Its range of the
+// place (compact_partition.h); a bucket's hashes are sorted by line into a
+// scratch of the bucket's size (a counting sort), each line's by order, and
+// its lines are solved. Its range of the
 // hashes is then free, and the hashes go back as the layers need them: the
 // bumped ones of the layer so far to the front, the stored ones behind. So
 // the layer's bumped hashes end as a prefix, the next layer's input, and
 // the hashes stay whole (a Bloom fallback, or a check of the filter, reads
-// them after the build). A bucket holds 2 to 256 lines, as many as keep the
-// buckets at most about kMaxBuckets, so that the partition writes a number
-// of streams that stays in cache and the scratch stays small.
+// them after the build). A bucket holds a power of two of lines, as few as
+// keep the buckets at most kMaxBuckets: the partition writes one stream per
+// bucket, which stay in the first cache level, and the scratch is at most
+// about 1/32 of the keys. A small layer, whose hashes fit the second cache
+// level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
 //
 // The line written depends only on the set of keys stored in it
 // (compact_line_solver.h), so the order the hashes come in does not change
@@ -33,48 +35,67 @@
 namespace linebloom::internal::compact {
 namespace {
 
-constexpr size_t kMaxBuckets = 2048;
-constexpr int kMinBucketShift = 1;
-constexpr int kMaxBucketShift = 8;
-// Slots of the (line, order) counting sort: a line's orders are < 128.
-constexpr int kOrderSlots = 128;
+constexpr size_t kMaxBuckets = 64;
+constexpr size_t kMaxSmallBuckets = 256;
+constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
 
 // Memory the layers reuse, sized by the largest bucket.
 struct Scratch {
-  std::vector<size_t> starts, next;  // of each bucket
-  std::vector<uint32_t> slot_start;  // of each (line, order) of a bucket
-  std::vector<uint16_t> slot_of;     // each key's (line, order), in hash order
-  std::vector<uint64_t> keys;        // the bucket's keys by line, then order
+  std::vector<size_t> starts;        // of each bucket
+  std::vector<uint32_t> line_start;  // of each line of a bucket
+  std::vector<uint32_t> line_of;     // each key's line in its bucket, in hash order
+  std::vector<uint8_t> order_of;     // and its order
+  std::vector<uint64_t> keys;        // the bucket's keys by line
   std::vector<uint8_t> orders;       // theirs
+  std::vector<uint64_t> line_keys;   // a line's keys by order
+  std::vector<uint8_t> line_orders;  // theirs
   LineSolver solver;
 };
 
-// log2 of the lines per bucket for a layer of `lines` lines.
-int BucketShift(uint32_t lines) {
-  const size_t per_bucket = (lines + kMaxBuckets - 1) / kMaxBuckets;
-  return std::clamp(static_cast<int>(std::bit_width(per_bucket - 1)), kMinBucketShift, kMaxBucketShift);
+// Grows `v` to `n` elements, exactly: a vector's own growth could double.
+template <typename T>
+void FitTo(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v = std::vector<T>(n);
+}
+
+// log2 of the lines per bucket of a layer (file comment).
+int BucketShift(size_t keys, uint32_t lines) {
+  const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
+  return static_cast<int>(std::bit_width((lines - 1) / buckets));
 }
 
 class LayerBuilder {
  public:
   LayerBuilder(CompactHashes& hashes, size_t count, int layer, uint32_t lines, int r, Scratch* scratch)
-      : hashes_(hashes), count_(count), layer_(layer), lines_(lines), r_(r), shift_(BucketShift(lines)), s_(*scratch) {}
+      : hashes_(hashes),
+        count_(count),
+        layer_(layer),
+        lines_(lines),
+        r_(r),
+        shift_(BucketShift(count, lines)),
+        s_(*scratch) {}
 
   // Solves the lines into out[0, 64 lines). Returns how many keys were
   // bumped: hashes[0, that) are they, hashes[that, count) the stored ones.
   size_t Build(unsigned char* out) {
     const size_t buckets = ((lines_ - 1) >> shift_) + 1;
     PartitionInPlace(
-        hashes_, count_, buckets, [this](uint64_t h) { return SlotOfKey(h).line >> shift_; }, &s_.starts, &s_.next);
-    FitScratch(buckets);
+        hashes_, 0, count_, buckets, [this](uint64_t h) { return SlotOfKey(h).line >> shift_; }, &s_.starts);
+    size_t most = 0;
+    for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
+    FitTo(s_.keys, most);
+    FitTo(s_.line_of, most);
+    FitTo(s_.order_of, most);
+    FitTo(s_.orders, most);
+    FitTo(s_.line_start, (size_t{1} << shift_) + 1);
     for (size_t b = 0; b < buckets; ++b) {
       const uint32_t first = static_cast<uint32_t>(b << shift_);
-      const uint32_t end = std::min(lines_, first + (uint32_t{1} << shift_));
-      SortBucket(s_.starts[b], s_.starts[b + 1], first, end - first);
-      SolveBucket(s_.starts[b], s_.starts[b + 1], first, end - first, out);
+      const uint32_t lines = std::min(lines_ - first, uint32_t{1} << shift_);
+      SortBucket(s_.starts[b], s_.starts[b + 1], first, lines);
+      SolveLines(s_.starts[b], s_.starts[b + 1], first, lines, out);
     }
     return bumped_;
   }
@@ -82,68 +103,70 @@ class LayerBuilder {
  private:
   Slot SlotOfKey(uint64_t h) const { return SlotOf(LayerHash(h, layer_), lines_); }
 
-  // Sizes the scratch for the largest bucket, exactly: it is most of the
-  // build's memory beyond the hashes and the filter for small filters.
-  void FitScratch(size_t buckets) {
-    size_t most = 0;
-    for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
-    if (s_.keys.size() >= most) return;
-    s_.keys = std::vector<uint64_t>(most);
-    s_.orders = std::vector<uint8_t>(most);
-    s_.slot_of = std::vector<uint16_t>(most);
-    s_.slot_start.reserve((size_t{1} << shift_) * kOrderSlots + 1);
-  }
-
-  // Counting sort of hashes[from, to), of lines [first, first + lines),
-  // by (line, order) into s_.keys and s_.orders; s_.slot_start[l *
-  // kOrderSlots] is then where line first + l starts (l <= lines).
+  // Counting sort of hashes[from, to), of lines [first, first + lines), by
+  // line into s_.keys and s_.orders; s_.line_start[l] is then where line
+  // first + l starts (l <= lines).
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
-    const size_t k = to - from;
-    const size_t slots = size_t{lines} * kOrderSlots;
-    s_.slot_start.assign(slots + 1, 0);
-    uint32_t* start = s_.slot_start.data();
-    uint16_t* slot_of = s_.slot_of.data();
-    hashes_.ForEachSpan(from, k, [&](std::span<uint64_t> span) {
+    uint32_t* start = s_.line_start.data();
+    std::fill_n(start, lines + 1, 0);
+    uint32_t* line_of = s_.line_of.data();
+    uint8_t* order_of = s_.order_of.data();
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       for (uint64_t h : span) {
         const Slot slot = SlotOfKey(h);
-        const uint16_t at = static_cast<uint16_t>((slot.line - first) * kOrderSlots + slot.order);
-        *slot_of++ = at;
-        ++start[at + 1];
+        *line_of++ = slot.line - first;
+        *order_of++ = static_cast<uint8_t>(slot.order);
+        ++start[slot.line - first + 1];
       }
     });
-    for (size_t i = 0; i < slots; ++i) start[i + 1] += start[i];
-    slot_of = s_.slot_of.data();
+    for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
+    // Placed from the end of each line backwards, so that line_start keeps
+    // each line's start afterwards.
+    for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
+    line_of = s_.line_of.data();
+    order_of = s_.order_of.data();
     uint64_t* keys = s_.keys.data();
     uint8_t* orders = s_.orders.data();
-    std::vector<uint32_t>& next = s_.slot_start;
-    // Placed from the end of each slot backwards, so that slot_start keeps
-    // each slot's start afterwards.
-    for (size_t i = 0; i < slots; ++i) start[i] = start[i + 1];
     size_t i = 0;
-    hashes_.ForEachSpan(from, k, [&](std::span<uint64_t> span) {
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       for (uint64_t h : span) {
-        const uint16_t at = slot_of[i++];
-        const uint32_t to_slot = --next[at];
-        keys[to_slot] = h;
-        orders[to_slot] = static_cast<uint8_t>(at % kOrderSlots);
+        const uint32_t at = --start[line_of[i]];
+        keys[at] = h;
+        orders[at] = order_of[i++];
       }
     });
+  }
+
+  // The keys of a line sorted by order (a counting sort over the orders),
+  // into s_.line_keys and s_.line_orders.
+  void SortLine(const uint64_t* keys, const uint8_t* orders, size_t k) {
+    FitTo(s_.line_keys, k);
+    FitTo(s_.line_orders, k);
+    uint32_t start[kOrders + 1] = {};
+    for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
+    for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
+    for (size_t i = 0; i < k; ++i) {
+      const uint32_t at = start[orders[i]]++;
+      s_.line_keys[at] = keys[i];
+      s_.line_orders[at] = orders[i];
+    }
   }
 
   // Solves lines [first, first + lines) from the sorted keys and puts the
   // bucket's hashes back (file comment): hashes[from, to) is free, and
   // hashes[bumped_, from) holds stored keys of earlier buckets, which make
   // room at the back for the bumped keys that come to the front.
-  void SolveBucket(size_t from, size_t to, uint32_t first, uint32_t lines, unsigned char* out) {
+  void SolveLines(size_t from, size_t to, uint32_t first, uint32_t lines, unsigned char* out) {
     size_t back = to;
     for (uint32_t l = 0; l < lines; ++l) {
-      const size_t begin = s_.slot_start[size_t{l} * kOrderSlots];
-      const size_t end = s_.slot_start[size_t{l + 1} * kOrderSlots];
-      std::span<const uint64_t> keys(s_.keys.data() + begin, end - begin);
+      const size_t begin = s_.line_start[l];
+      const size_t k = s_.line_start[l + 1] - begin;
+      SortLine(s_.keys.data() + begin, s_.orders.data() + begin, k);
+      std::span<const uint64_t> keys(s_.line_keys.data(), k);
       unsigned char* line = out + size_t{kLineBytes} * (first + l);
-      const LineOutcome outcome = s_.solver.Solve(keys, s_.orders.data() + begin, r_, /*allow_extra=*/true, line);
+      const LineOutcome outcome = s_.solver.Solve(keys, s_.line_orders.data(), r_, /*allow_extra=*/true, line);
       for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
-      for (size_t i = outcome.stored; i < keys.size(); ++i) {
+      for (size_t i = outcome.stored; i < k; ++i) {
         if (bumped_ < from) hashes_[--back] = hashes_[bumped_];
         hashes_[bumped_++] = keys[i];
       }

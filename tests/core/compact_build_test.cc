@@ -113,11 +113,14 @@ TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
       for (uint64_t h : hashes) store.push_back(h);
       ASSERT_EQ(store.size(), n);
       const auto bucket_of = [buckets](uint64_t h) { return static_cast<size_t>(h % buckets); };
-      std::vector<size_t> starts, next;
-      internal::compact::PartitionInPlace(store, n, buckets, bucket_of, &starts, &next);
+      // A range after the first third; the hashes before it stay put.
+      const size_t from = n / 3;
+      std::vector<size_t> starts;
+      internal::compact::PartitionInPlace(store, from, n - from, buckets, bucket_of, &starts);
       ASSERT_EQ(starts.size(), buckets + 1);
-      EXPECT_EQ(starts[0], 0u);
+      EXPECT_EQ(starts[0], from);
       EXPECT_EQ(starts[buckets], n);
+      for (size_t i = 0; i < from; ++i) ASSERT_EQ(store[i], hashes[i]);
       for (size_t b = 0; b < buckets; ++b) {
         for (size_t i = starts[b]; i < starts[b + 1]; ++i) ASSERT_EQ(bucket_of(store[i]), b) << n << " " << i;
       }
