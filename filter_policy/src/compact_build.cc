@@ -38,6 +38,7 @@ namespace {
 constexpr size_t kMaxBuckets = 64;
 constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
+constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
@@ -161,10 +162,21 @@ class LayerBuilder {
     for (uint32_t l = 0; l < lines; ++l) {
       const size_t begin = s_.line_start[l];
       const size_t k = s_.line_start[l + 1] - begin;
-      SortLine(s_.keys.data() + begin, s_.orders.data() + begin, k);
-      std::span<const uint64_t> keys(s_.line_keys.data(), k);
       unsigned char* line = out + size_t{kLineBytes} * (first + l);
-      const LineOutcome outcome = s_.solver.Solve(keys, s_.line_orders.data(), r_, /*allow_extra=*/true, line);
+      const uint64_t* keys = s_.keys.data() + begin;
+      const uint8_t* orders = s_.orders.data() + begin;
+      // The order matters only where keys are bumped; a line that holds
+      // every key writes the same bytes in any order. A line kSureFit below
+      // its columns holds all but with probability about 2^-kSureFit.
+      const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r_));
+      LineOutcome outcome;
+      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+      if (may_bump || outcome.stored < k) {
+        SortLine(keys, orders, k);
+        keys = s_.line_keys.data();
+        orders = s_.line_orders.data();
+        outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+      }
       for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
       for (size_t i = outcome.stored; i < k; ++i) {
         if (bumped_ < from) hashes_[--back] = hashes_[bumped_];
