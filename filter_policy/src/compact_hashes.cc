@@ -3,6 +3,7 @@
 #include "linebloom/compact_hashes.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace linebloom {
 
@@ -11,8 +12,10 @@ namespace linebloom {
 void CompactHashes::AddPage() {
   if (free_pages_ == 0) {
     free_pages_ = std::clamp<size_t>(size_ / kChunkHashes / kGrowthShare, 1, kMaxBlockPages);
-    blocks_.push_back(std::make_unique_for_overwrite<uint64_t[]>(free_pages_ * kChunkHashes));
-    end_ = blocks_.back().get();
+    std::unique_ptr<uint64_t, FilterMemoryDeleter> block(
+        static_cast<uint64_t*>(AllocateFilterMemory(free_pages_ * kChunkHashes * sizeof(uint64_t))));
+    end_ = block.get();
+    blocks_.push_back(std::move(block));
   }
   fill_ = end_;
   end_ = fill_ + kChunkHashes;
@@ -21,7 +24,7 @@ void CompactHashes::AddPage() {
 }
 
 void CompactHashes::Clear() {
-  std::vector<std::unique_ptr<uint64_t[]>>().swap(blocks_);
+  std::vector<std::unique_ptr<uint64_t, FilterMemoryDeleter>>().swap(blocks_);
   std::vector<uint64_t*>().swap(pages_);
   free_pages_ = 0;
   size_ = 0;

@@ -7,7 +7,9 @@
 // capacity. Here blocks grow by 1/32 of the hashes so far (at least 4 KiB,
 // at most 2 MiB), so the slack is at most 1/32 of the hashes or one 4 KiB
 // page, and the allocations are few; hash i is found through a table of
-// 4 KiB pages. The build partitions the hashes in place
+// 4 KiB pages. Blocks are AllocateFilterMemory's, so that 2 MiB blocks are
+// huge pages: a page fault costs more than hashing the keys of a 4 KiB
+// page. The build partitions the hashes in place
 // (compact_build.cc), so they are all the per-key memory it needs besides
 // the filter.
 
@@ -18,6 +20,8 @@
 #include <memory>
 #include <span>
 #include <vector>
+
+#include "linebloom/filter_memory.h"
 
 namespace linebloom {
 
@@ -69,7 +73,7 @@ class CompactHashes {
  private:
   void AddPage();
 
-  std::vector<std::unique_ptr<uint64_t[]>> blocks_;
+  std::vector<std::unique_ptr<uint64_t, FilterMemoryDeleter>> blocks_;
   std::vector<uint64_t*> pages_;  // pages_[p]: hashes [512 p, 512 p + 512)
   size_t free_pages_ = 0;         // pages of the last block not in pages_ yet
   size_t size_ = 0;
