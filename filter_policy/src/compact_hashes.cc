@@ -23,6 +23,19 @@ void CompactHashes::AddPage() {
   --free_pages_;
 }
 
+CompactHashes& CompactHashes::operator=(CompactHashes&& other) noexcept {
+  if (this != &other) {
+    blocks_ = std::move(other.blocks_);
+    pages_ = std::move(other.pages_);
+    free_pages_ = other.free_pages_;
+    size_ = other.size_;
+    fill_ = other.fill_;
+    end_ = other.end_;
+    other.Clear();
+  }
+  return *this;
+}
+
 void CompactHashes::Clear() {
   std::vector<std::unique_ptr<uint64_t, FilterMemoryDeleter>>().swap(blocks_);
   std::vector<uint64_t*>().swap(pages_);

@@ -156,6 +156,19 @@ TEST(CompactHashesTest, BytesDoNotDependOnOrderAndHashesAreKept) {
   }
 }
 
+TEST(CompactHashesTest, MovedFromStoreIsEmptyAndUsable) {
+  CompactHashes a;
+  for (uint64_t h = 1; h <= 1000; ++h) a.push_back(h);
+  CompactHashes b = std::move(a);
+  EXPECT_EQ(b.size(), 1000u);
+  EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the state is specified
+  a.push_back(7);
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(a.back(), 7u);
+  EXPECT_EQ(b.back(), 1000u);
+  EXPECT_EQ(b[999], 1000u);
+}
+
 // A fallback (layers run out) reads the hashes after the layers moved them.
 TEST(CompactHashesTest, FallbackSeesEveryHash) {
   const std::vector<uint64_t> hashes = Hashes(5000, 9);

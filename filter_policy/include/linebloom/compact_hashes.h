@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "linebloom/filter_memory.h"
@@ -32,6 +33,11 @@ class CompactHashes {
   static constexpr size_t kChunkMask = kChunkHashes - 1;
   static constexpr size_t kGrowthShare = 32;
   static constexpr size_t kMaxBlockPages = 512;  // 2 MiB
+
+  CompactHashes() = default;
+  // A moved-from store is empty (its pointers into the blocks go too).
+  CompactHashes(CompactHashes&& other) noexcept { *this = std::move(other); }
+  CompactHashes& operator=(CompactHashes&& other) noexcept;
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
