@@ -1,149 +1,198 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// A layer is built a group of consecutive lines at a time, so that the
-// build needs far less memory than the hashes it reads: the keys of a
-// group (an eighth of the keys, or 2^13 if that is more) are gathered by one pass
-// over the layer's hashes, already grouped by line through the per-line
-// counts of a first pass; each line then sorts its keys by order (a
-// counting sort over the 127 orders) and is solved.
+// A layer is built a bucket of consecutive lines at a time, in the memory
+// of the hashes themselves: the layer's hashes are grouped by bucket in
+// place (compact_partition.h); a bucket's hashes are sorted by line into a
+// scratch of the bucket's size (a counting sort), each line's by order, and
+// its lines are solved. Its range of the
+// hashes is then free, and the hashes go back as the layers need them: the
+// bumped ones of the layer so far to the front, the stored ones behind. So
+// the layer's bumped hashes end as a prefix, the next layer's input, and
+// the hashes stay whole (a Bloom fallback, or a check of the filter, reads
+// them after the build). A bucket holds a power of two of lines, as few as
+// keep the buckets at most kMaxBuckets: the partition writes one stream per
+// bucket, which stay in the first cache level, and the scratch is at most
+// about 1/32 of the keys. A small layer, whose hashes fit the second cache
+// level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
+//
+// The line written depends only on the set of keys stored in it
+// (compact_line_solver.h), so the order the hashes come in does not change
+// the filter's bytes.
 
 #include "compact_build.h"
 
 #include <algorithm>
+#include <bit>
+#include <span>
 #include <vector>
 
 #include "compact_layout.h"
 #include "compact_line_solver.h"
-#include "compact_pick.h"
+#include "compact_partition.h"
 #include "linebloom/foundation/coding.h"
 #include "trailer.h"
 
 namespace linebloom::internal::compact {
 namespace {
 
-constexpr size_t kMinGroupKeys = size_t{1} << 13;
-constexpr size_t kGroupShare = 8;
-constexpr size_t kPickBatch = 256;
+constexpr size_t kMaxBuckets = 64;
+constexpr size_t kMaxSmallBuckets = 256;
+constexpr size_t kSmallLayerKeys = size_t{1} << 15;
+constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
 
-// Memory the layers reuse.
+// Memory the layers reuse, sized by the largest bucket.
 struct Scratch {
-  std::vector<uint32_t> counts;  // keys per line of the layer
-  std::vector<uint32_t> next;    // next free slot of each line of a group
-  std::vector<uint64_t> group;   // the keys of a group, by line
-  std::vector<uint64_t> line_keys;
-  std::vector<uint8_t> line_orders, key_orders;
+  std::vector<size_t> starts;        // of each bucket
+  std::vector<uint32_t> line_start;  // of each line of a bucket
+  std::vector<uint32_t> line_of;     // each key's line in its bucket, in hash order
+  std::vector<uint8_t> order_of;     // and its order
+  std::vector<uint64_t> keys;        // the bucket's keys by line
+  std::vector<uint8_t> orders;       // theirs
+  std::vector<uint64_t> line_keys;   // a line's keys by order
+  std::vector<uint8_t> line_orders;  // theirs
   LineSolver solver;
 };
 
+// Grows `v` to `n` elements, exactly: a vector's own growth could double.
+template <typename T>
+void FitTo(std::vector<T>& v, size_t n) {
+  if (v.size() < n) v = std::vector<T>(n);
+}
+
+// log2 of the lines per bucket of a layer (file comment).
+int BucketShift(size_t keys, uint32_t lines) {
+  const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
+  return static_cast<int>(std::bit_width((lines - 1) / buckets));
+}
+
 class LayerBuilder {
  public:
-  LayerBuilder(std::span<const uint64_t> hashes, int layer, uint32_t lines, int r, Scratch* scratch)
-      : hashes_(hashes), layer_(layer), lines_(lines), r_(r), s_(*scratch) {}
+  LayerBuilder(CompactHashes& hashes, size_t count, int layer, uint32_t lines, int r, Scratch* scratch)
+      : hashes_(hashes),
+        count_(count),
+        layer_(layer),
+        lines_(lines),
+        r_(r),
+        shift_(BucketShift(count, lines)),
+        s_(*scratch) {}
 
-  // Solves the lines into out[0, 64 lines) and appends the bumped hashes.
-  void Build(size_t group_keys, unsigned char* out, std::vector<uint64_t>* bumped) {
-    s_.counts.assign(lines_, 0);
-    for (uint64_t h : hashes_) ++s_.counts[SlotOfKey(h).line];
-    for (uint32_t first = 0; first < lines_;) {
-      const uint32_t end = GroupEnd(first, group_keys);
-      Gather(first, end);
-      size_t at = 0;
-      for (uint32_t line = first; line < end; ++line) {
-        std::span<const uint64_t> keys(s_.group.data() + at, s_.counts[line]);
-        SolveLine(keys, out + size_t{kLineBytes} * line, bumped);
-        at += s_.counts[line];
-      }
-      first = end;
+  // Solves the lines into out[0, 64 lines). Returns how many keys were
+  // bumped: hashes[0, that) are they, hashes[that, count) the stored ones.
+  size_t Build(unsigned char* out) {
+    const size_t buckets = ((lines_ - 1) >> shift_) + 1;
+    PartitionInPlace(
+        hashes_, 0, count_, buckets, [this](uint64_t h) { return SlotOfKey(h).line >> shift_; }, &s_.starts);
+    size_t most = 0;
+    for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
+    FitTo(s_.keys, most);
+    FitTo(s_.line_of, most);
+    FitTo(s_.order_of, most);
+    FitTo(s_.orders, most);
+    FitTo(s_.line_start, (size_t{1} << shift_) + 1);
+    for (size_t b = 0; b < buckets; ++b) {
+      const uint32_t first = static_cast<uint32_t>(b << shift_);
+      const uint32_t lines = std::min(lines_ - first, uint32_t{1} << shift_);
+      SortBucket(s_.starts[b], s_.starts[b + 1], first, lines);
+      SolveLines(s_.starts[b], s_.starts[b + 1], first, lines, out);
     }
+    return bumped_;
   }
 
  private:
   Slot SlotOfKey(uint64_t h) const { return SlotOf(LayerHash(h, layer_), lines_); }
 
-  // The end of the group from line `first`: lines up to `group_keys` keys
-  // in all, and at least one.
-  uint32_t GroupEnd(uint32_t first, size_t group_keys) const {
-    size_t keys = s_.counts[first];
-    uint32_t end = first + 1;
-    while (end < lines_ && keys + s_.counts[end] <= group_keys) keys += s_.counts[end++];
-    return end;
+  // Counting sort of hashes[from, to), of lines [first, first + lines), by
+  // line into s_.keys and s_.orders; s_.line_start[l] is then where line
+  // first + l starts (l <= lines).
+  void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
+    uint32_t* start = s_.line_start.data();
+    std::fill_n(start, lines + 1, 0);
+    uint32_t* line_of = s_.line_of.data();
+    uint8_t* order_of = s_.order_of.data();
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+      for (uint64_t h : span) {
+        const Slot slot = SlotOfKey(h);
+        *line_of++ = slot.line - first;
+        *order_of++ = static_cast<uint8_t>(slot.order);
+        ++start[slot.line - first + 1];
+      }
+    });
+    for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
+    // Placed from the end of each line backwards, so that line_start keeps
+    // each line's start afterwards.
+    for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
+    line_of = s_.line_of.data();
+    order_of = s_.order_of.data();
+    uint64_t* keys = s_.keys.data();
+    uint8_t* orders = s_.orders.data();
+    size_t i = 0;
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+      for (uint64_t h : span) {
+        const uint32_t at = --start[line_of[i]];
+        keys[at] = h;
+        orders[at] = order_of[i++];
+      }
+    });
   }
 
-  // Gathers the keys of lines [first, end) into s_.group, line after line.
-  void Gather(uint32_t first, uint32_t end) {
-    const uint32_t width = end - first;
-    s_.next.resize(width);
-    uint32_t total = 0;
-    for (uint32_t i = 0; i < width; ++i) {
-      s_.next[i] = total;
-      total += s_.counts[first + i];
-    }
-    if (s_.group.size() < total) {
-      // Freed before it grows: its keys are not needed any more, and a
-      // copy would hold both.
-      std::vector<uint64_t>().swap(s_.group);
-      s_.group.resize(total);
-    }
-    uint64_t* group = s_.group.data();
-    uint32_t* next = s_.next.data();
-    // The keys of the group are picked without a branch per key (a pass
-    // skips most keys, in no predictable pattern), then placed by line.
-    uint64_t picked[kPickBatch + 8];
-    for (size_t from = 0; from < hashes_.size(); from += kPickBatch) {
-      const size_t count = std::min(kPickBatch, hashes_.size() - from);
-      const size_t n = Pick(hashes_.data() + from, count, first, end, picked);
-      for (size_t j = 0; j < n; ++j) group[next[SlotOfKey(picked[j]).line - first]++] = picked[j];
-    }
-  }
-
-  // The hashes of lines [first, end) among hashes[0..count), into `out`.
-  size_t Pick(const uint64_t* hashes, size_t count, uint32_t first, uint32_t end, uint64_t* out) const {
-    if (layer_ == 0) {
-      const uint64_t low = FirstHashOfLine(first, lines_);
-      const uint64_t high = end < lines_ ? FirstHashOfLine(end, lines_) - 1 : ~uint64_t{0};
-      return PickRange(hashes, count, low, high - low, out);
-    }
-    size_t n = 0;
-    for (size_t j = 0; j < count; ++j) {
-      out[n] = hashes[j];
-      n += SlotOfKey(hashes[j]).line - first < end - first;
-    }
-    return n;
-  }
-
-  // Sorts a line's keys by order and solves them.
-  void SolveLine(std::span<const uint64_t> keys, unsigned char* line, std::vector<uint64_t>* bumped) {
-    const size_t k = keys.size();
-    if (s_.line_keys.size() < k) {
-      s_.line_keys.resize(k);
-      s_.line_orders.resize(k);
-      s_.key_orders.resize(k);
-    }
+  // The keys of a line sorted by order (a counting sort over the orders),
+  // into s_.line_keys and s_.line_orders.
+  void SortLine(const uint64_t* keys, const uint8_t* orders, size_t k) {
+    FitTo(s_.line_keys, k);
+    FitTo(s_.line_orders, k);
     uint32_t start[kOrders + 1] = {};
-    for (size_t i = 0; i < k; ++i) {
-      const uint32_t order = SlotOfKey(keys[i]).order;
-      s_.key_orders[i] = static_cast<uint8_t>(order);
-      ++start[order + 1];
-    }
+    for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
     for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
     for (size_t i = 0; i < k; ++i) {
-      const uint32_t at = start[s_.key_orders[i]]++;
+      const uint32_t at = start[orders[i]]++;
       s_.line_keys[at] = keys[i];
-      s_.line_orders[at] = s_.key_orders[i];
+      s_.line_orders[at] = orders[i];
     }
-    std::span<const uint64_t> sorted(s_.line_keys.data(), k);
-    const LineOutcome outcome = s_.solver.Solve(sorted, s_.line_orders.data(), r_, /*allow_extra=*/true, line);
-    bumped->insert(bumped->end(), sorted.begin() + static_cast<ptrdiff_t>(outcome.stored), sorted.end());
   }
 
-  std::span<const uint64_t> hashes_;
+  // Solves lines [first, first + lines) from the sorted keys and puts the
+  // bucket's hashes back (file comment): hashes[from, to) is free, and
+  // hashes[bumped_, from) holds stored keys of earlier buckets, which make
+  // room at the back for the bumped keys that come to the front.
+  void SolveLines(size_t from, size_t to, uint32_t first, uint32_t lines, unsigned char* out) {
+    size_t back = to;
+    for (uint32_t l = 0; l < lines; ++l) {
+      const size_t begin = s_.line_start[l];
+      const size_t k = s_.line_start[l + 1] - begin;
+      unsigned char* line = out + size_t{kLineBytes} * (first + l);
+      const uint64_t* keys = s_.keys.data() + begin;
+      const uint8_t* orders = s_.orders.data() + begin;
+      // The order matters only where keys are bumped; a line that holds
+      // every key writes the same bytes in any order. A line kSureFit below
+      // its columns holds all but with probability about 2^-kSureFit.
+      const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r_));
+      LineOutcome outcome;
+      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+      if (may_bump || outcome.stored < k) {
+        SortLine(keys, orders, k);
+        keys = s_.line_keys.data();
+        orders = s_.line_orders.data();
+        outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+      }
+      for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
+      for (size_t i = outcome.stored; i < k; ++i) {
+        if (bumped_ < from) hashes_[--back] = hashes_[bumped_];
+        hashes_[bumped_++] = keys[i];
+      }
+    }
+  }
+
+  CompactHashes& hashes_;
+  size_t count_;
   int layer_;
   uint32_t lines_;
   int r_;
+  int shift_;
   Scratch& s_;
+  size_t bumped_ = 0;
 };
 
 // The bytes of the lines of every layer, if the layers bump about as the
@@ -155,46 +204,46 @@ size_t ReservedLineBytes(size_t num_keys, double keys_per_line) {
   return size_t{kLineBytes} * lines;
 }
 
-}  // namespace
-
-bool BuildCompactFilter(std::span<const uint64_t> hashes, const CompactShape& shape, uint32_t seed, int max_layers,
-                        std::string* out) {
-  const size_t begin = out->size();
-  if (!hashes.empty()) {
-    out->reserve(begin + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 4 * kMaxLayers + kFilterTrailerBytes);
+void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const CompactShape& shape, uint32_t seed,
+                          size_t begin, FilterSink* out) {
+  size_t at = out->size();
+  char* data = out->Resize(at + 4 * layer_lines.size() + kFilterTrailerBytes);
+  for (uint32_t lines : layer_lines) {
+    EncodeFixed32(data + at, lines);
+    at += 4;
   }
-  const size_t group_keys = std::max(kMinGroupKeys, hashes.size() / kGroupShare);
-  Scratch scratch;
-  scratch.group.resize(std::min(group_keys, hashes.size()));
-  std::vector<uint32_t> layer_lines;
-  std::vector<uint64_t> layer_keys, bumped;
-  std::span<const uint64_t> keys = hashes;
-  for (int layer = 0; !keys.empty(); ++layer) {
-    if (layer == max_layers) {
-      out->resize(begin);
-      return false;
-    }
-    const uint32_t lines = static_cast<uint32_t>(CompactFirstLayerLines(keys.size(), shape.keys_per_line));
-    const size_t at = out->size();
-    out->resize(at + size_t{kLineBytes} * lines);
-    bumped.clear();
-    bumped.reserve(static_cast<size_t>(kReservedBumpShare * static_cast<double>(keys.size())) + kLineBytes);
-    LayerBuilder(keys, layer, lines, shape.fingerprint_bits, &scratch)
-        .Build(group_keys, reinterpret_cast<unsigned char*>(out->data() + at), &bumped);
-    layer_lines.push_back(lines);
-    layer_keys.swap(bumped);
-    keys = layer_keys;
-  }
-  for (uint32_t lines : layer_lines) PutFixed32(out, lines);
-  const size_t body = out->size() - begin;
-  out->resize(out->size() + kFilterTrailerBytes);
   Trailer t;
   t.seed = seed;
   t.num_probes = static_cast<uint8_t>(shape.fingerprint_bits);
   t.hash_scheme = kHashSchemeCompact;
   t.lead_bytes = static_cast<uint8_t>(layer_lines.size());
   t.version = kFormatVersionCompact;
-  EncodeTrailer(t, reinterpret_cast<unsigned char*>(out->data() + begin), body);
+  EncodeTrailer(t, reinterpret_cast<unsigned char*>(data + begin), at - begin);
+}
+
+}  // namespace
+
+bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32_t seed, int max_layers,
+                        FilterSink* out) {
+  const size_t begin = out->size();
+  if (!hashes.empty()) {
+    out->Reserve(begin + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 4 * kMaxLayers + kFilterTrailerBytes);
+  }
+  Scratch scratch;
+  std::vector<uint32_t> layer_lines;
+  for (size_t keys = hashes.size(); keys > 0;) {
+    if (static_cast<int>(layer_lines.size()) == max_layers) {
+      out->Resize(begin);
+      return false;
+    }
+    const uint32_t lines = static_cast<uint32_t>(CompactFirstLayerLines(keys, shape.keys_per_line));
+    const size_t at = out->size();
+    char* data = out->Resize(at + size_t{kLineBytes} * lines);
+    keys = LayerBuilder(hashes, keys, static_cast<int>(layer_lines.size()), lines, shape.fingerprint_bits, &scratch)
+               .Build(reinterpret_cast<unsigned char*>(data + at));
+    layer_lines.push_back(lines);
+  }
+  WriteTableAndTrailer(layer_lines, shape, seed, begin, out);
   return true;
 }
 

@@ -4,6 +4,10 @@
 
 #include "linebloom/compact_filter.h"
 
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
 #include "compact_build.h"
 #include "compact_layout.h"
 #include "compact_planes.h"
@@ -45,25 +49,87 @@ size_t CompactFilterBuilder::EstimatedSize() const {
   return 64 * (first + rest) + 8 + kFilterTrailerBytes;
 }
 
+namespace {
+
+class StringSink final : public internal::compact::FilterSink {
+ public:
+  explicit StringSink(std::string* out) : out_(*out) {}
+  size_t size() const override { return out_.size(); }
+  void Reserve(size_t bytes) override { out_.reserve(bytes); }
+  char* Resize(size_t bytes) override {
+    out_.resize(bytes);
+    return out_.data();
+  }
+
+ private:
+  std::string& out_;
+};
+
+// A new[] buffer that grows (with a copy) only beyond its reservation.
+class BufferSink final : public internal::compact::FilterSink {
+ public:
+  size_t size() const override { return size_; }
+  void Reserve(size_t bytes) override {
+    if (bytes <= capacity_) return;
+    std::unique_ptr<char[]> bigger(new char[bytes]);
+    if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = bytes;
+  }
+  char* Resize(size_t bytes) override {
+    if (bytes > capacity_) Reserve(std::max(bytes, capacity_ + capacity_ / 8));
+    size_ = bytes;
+    return data_.get();
+  }
+  std::unique_ptr<char[]> Release() { return std::move(data_); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+// The compact filter of `hashes`, or the Bloom filter of the same bits per
+// key if the layers run out; `*fallback_reason` says which.
+void BuildInto(CompactHashes& hashes, const FilterOptions& options, int max_layers, internal::compact::FilterSink* out,
+               std::string* fallback_reason) {
+  fallback_reason->clear();
+  const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size());
+  if (hashes.empty()) max_layers = internal::compact::kMaxLayers;
+  if (internal::compact::BuildCompactFilter(hashes, shape, options.seed, max_layers, out)) return;
+  *fallback_reason = "compact filter: keys still bumped after the last layer; wrote a Bloom filter";
+  FilterOptions bloom = options;
+  bloom.num_probes = 0;
+  FilterBuilder builder(bloom);
+  // Every hash counts as a key, as in the compact filter: the build's order
+  // may have made two repeats of a key adjacent, which the order they were
+  // added in did not.
+  hashes.ForEachSpan([&](std::span<const uint64_t> span) { builder.AddDistinctHashes(span); });
+  const std::string bytes = builder.Finish();
+  std::memcpy(out->Resize(bytes.size()), bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+void CompactFilterBuilder::ResetHashes() {
+  if (keep_finished_) finished_ = std::move(hashes_);
+  hashes_.Clear();
+}
+
 std::string CompactFilterBuilder::Finish() {
-  fallback_reason_.clear();
   std::string out;
-  if (hashes_.empty()) {
-    internal::compact::BuildCompactFilter({}, CompactShapeFor(options_.bits_per_key, 0), options_.seed,
-                                          internal::compact::kMaxLayers, &out);
-    return out;
-  }
-  CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size());
-  if (!internal::compact::BuildCompactFilter(hashes_, shape, options_.seed, max_layers_, &out)) {
-    fallback_reason_ = "compact filter: keys still bumped after the last layer; wrote a Bloom filter";
-    FilterOptions bloom = options_;
-    bloom.num_probes = 0;
-    FilterBuilder builder(bloom);
-    builder.AddDistinctHashes(hashes_);
-    out = builder.Finish();
-  }
-  hashes_.clear();
+  StringSink sink(&out);
+  BuildInto(hashes_, options_, max_layers_, &sink, &fallback_reason_);
+  ResetHashes();
   return out;
+}
+
+std::unique_ptr<char[]> CompactFilterBuilder::FinishBuffer(size_t* size) {
+  BufferSink sink;
+  BuildInto(hashes_, options_, max_layers_, &sink, &fallback_reason_);
+  ResetHashes();
+  *size = sink.size();
+  return sink.Release();
 }
 
 ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterReader* reader,

@@ -1,18 +1,23 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The compact builder's vector paths (compact_sweep.h, compact_pick.h, the
-// AVX-512 back substitution) against the portable ones: every kernel the
-// CPU supports writes the same bytes, and every key is found. Kernels the
-// CPU lacks are skipped.
+// The compact builder's vector paths (compact_sweep.h, the AVX-512 back
+// substitution) against the portable ones: every kernel the CPU supports
+// writes the same bytes, and every key is found. Kernels the CPU lacks are
+// skipped. Also the in-place grouping of the hashes (compact_partition.h,
+// compact_hashes.h): the bytes do not depend on the order keys come in,
+// and a build keeps every hash.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "compact_back_substitution.h"
+#include "compact_partition.h"
 #include "linebloom/compact_filter.h"
+#include "linebloom/filter_builder.h"
 #include "linebloom/kernel.h"
 
 namespace linebloom {
@@ -91,6 +96,90 @@ TEST_F(CompactBuildTest, BackSubstitutionMatchesPortable) {
       for (int b = 0; b < planes; ++b) ASSERT_EQ(fast.planes[b], portable.planes[b]) << planes << " planes, " << b;
     }
   }
+}
+
+std::vector<uint64_t> Sorted(const CompactHashes& hashes) {
+  std::vector<uint64_t> all;
+  hashes.ForEachSpan([&](std::span<const uint64_t> span) { all.insert(all.end(), span.begin(), span.end()); });
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{511}, size_t{512}, size_t{513}, size_t{40000}}) {
+    for (size_t buckets : {size_t{1}, size_t{7}, size_t{300}}) {
+      const std::vector<uint64_t> hashes = Hashes(n, n + buckets);
+      CompactHashes store;
+      for (uint64_t h : hashes) store.push_back(h);
+      ASSERT_EQ(store.size(), n);
+      const auto bucket_of = [buckets](uint64_t h) { return static_cast<size_t>(h % buckets); };
+      // A range after the first third; the hashes before it stay put.
+      const size_t from = n / 3;
+      std::vector<size_t> starts;
+      internal::compact::PartitionInPlace(store, from, n - from, buckets, bucket_of, &starts);
+      ASSERT_EQ(starts.size(), buckets + 1);
+      EXPECT_EQ(starts[0], from);
+      EXPECT_EQ(starts[buckets], n);
+      for (size_t i = 0; i < from; ++i) ASSERT_EQ(store[i], hashes[i]);
+      for (size_t b = 0; b < buckets; ++b) {
+        for (size_t i = starts[b]; i < starts[b + 1]; ++i) ASSERT_EQ(bucket_of(store[i]), b) << n << " " << i;
+      }
+      std::vector<uint64_t> expected = hashes;
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(Sorted(store), expected);
+    }
+  }
+}
+
+// A line depends only on the set of its keys, so any order of the same keys
+// gives the same bytes; the builder keeps every hash for a check after.
+TEST(CompactHashesTest, BytesDoNotDependOnOrderAndHashesAreKept) {
+  for (size_t n : {size_t{1}, size_t{3000}, size_t{100000}}) {
+    std::vector<uint64_t> hashes = Hashes(n, n);
+    const std::string in_order = Build(hashes, 7.75, 3);
+    std::shuffle(hashes.begin(), hashes.end(), std::mt19937_64(n));
+    CompactFilterBuilder builder({.bits_per_key = 7.75, .seed = 3});
+    builder.KeepFinishedHashes(true);
+    for (uint64_t h : hashes) builder.AddHash(h);
+    size_t size = 0;
+    const std::unique_ptr<char[]> buffer = builder.FinishBuffer(&size);
+    EXPECT_EQ(std::string(buffer.get(), size), in_order) << n << " keys";
+    EXPECT_EQ(builder.NumKeys(), 0u);
+    std::vector<uint64_t> kept;
+    for (uint64_t h : hashes) {
+      if (kept.empty() || kept.back() != h) kept.push_back(h);  // adjacent repeats are dropped
+    }
+    std::sort(kept.begin(), kept.end());
+    EXPECT_EQ(Sorted(builder.finished_hashes()), kept);
+    builder.ReleaseFinishedHashes();
+    EXPECT_EQ(builder.finished_hashes().size(), 0u);
+  }
+}
+
+TEST(CompactHashesTest, MovedFromStoreIsEmptyAndUsable) {
+  CompactHashes a;
+  for (uint64_t h = 1; h <= 1000; ++h) a.push_back(h);
+  CompactHashes b = std::move(a);
+  EXPECT_EQ(b.size(), 1000u);
+  EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the state is specified
+  a.push_back(7);
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(a.back(), 7u);
+  EXPECT_EQ(b.back(), 1000u);
+  EXPECT_EQ(b[999], 1000u);
+}
+
+// A fallback (layers run out) reads the hashes after the layers moved them.
+TEST(CompactHashesTest, FallbackSeesEveryHash) {
+  const std::vector<uint64_t> hashes = Hashes(5000, 9);
+  CompactFilterBuilder builder({.bits_per_key = 7.75});
+  builder.TEST_SetMaxLayers(1);
+  for (uint64_t h : hashes) builder.AddHash(h);
+  const std::string filter = builder.Finish();
+  ASSERT_NE(builder.fallback_reason(), "");
+  FilterBuilder bloom({.bits_per_key = 7.75, .num_probes = 0});
+  bloom.AddDistinctHashes(hashes);
+  EXPECT_EQ(filter, bloom.Finish());
 }
 
 }  // namespace

@@ -14,11 +14,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "linebloom/compact_hashes.h"
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_kind.h"
 #include "linebloom/filter_options.h"
@@ -52,6 +54,17 @@ class CompactFilterBuilder {
   // far below one in 10^9 builds), the result is a Bloom filter of the same
   // bits per key, and fallback_reason() says so.
   std::string Finish();
+  // As Finish, into a new[] buffer whose first *size bytes are the filter
+  // (it may hold a little more): the bytes are written once, where a caller
+  // that takes over a new[] buffer (RocksDB) wants them.
+  std::unique_ptr<char[]> FinishBuffer(size_t* size);
+  // With `keep`, each Finish leaves the hashes it built from (one per key
+  // added, adjacent repeats dropped, in another order) in finished_hashes()
+  // until the next Finish or ReleaseFinishedHashes: a caller that checks
+  // the filter against its keys needs no second copy of them.
+  void KeepFinishedHashes(bool keep) { keep_finished_ = keep; }
+  const CompactHashes& finished_hashes() const { return finished_; }
+  void ReleaseFinishedHashes() { finished_.Clear(); }
   // Why the last Finish wrote a Bloom filter; empty when it did not.
   const std::string& fallback_reason() const { return fallback_reason_; }
 
@@ -60,9 +73,13 @@ class CompactFilterBuilder {
   void TEST_SetMaxLayers(int max_layers) { max_layers_ = max_layers; }
 
  private:
+  void ResetHashes();
+
   FilterOptions options_;
   int max_layers_ = 8;
-  std::vector<uint64_t> hashes_;
+  CompactHashes hashes_;
+  bool keep_finished_ = false;
+  CompactHashes finished_;
   std::string fallback_reason_;
 };
 

@@ -38,18 +38,20 @@ double ClampCompactBits(double bits_per_key) {
 // Empty if `filter` parses with `Reader` and may contain every hash; the
 // problem otherwise.
 template <typename Reader>
-std::string CheckHashesWith(std::string_view filter, std::span<const uint64_t> hashes) {
+std::string CheckHashesWith(std::string_view filter, const CompactHashes& hashes) {
   Reader reader;
   const ParseResult parsed = Reader::Parse(filter, &reader, {.verify_checksum = true});
   if (!parsed.ok()) return std::string("built filter does not parse: ") + parsed.message();
-  for (uint64_t h : hashes) {
-    if (!reader.MayContainHash(h)) return "built filter is missing a key (filter construction corruption)";
-  }
+  bool all = true;
+  hashes.ForEachSpan([&](std::span<const uint64_t> span) {
+    for (uint64_t h : span) all &= reader.MayContainHash(h);
+  });
+  if (!all) return "built filter is missing a key (filter construction corruption)";
   return {};
 }
 
 // The compact filter, or the Bloom filter a compact build fell back to.
-std::string CheckHashes(std::string_view filter, std::span<const uint64_t> hashes) {
+std::string CheckHashes(std::string_view filter, const CompactHashes& hashes) {
   if (DetectFilterKind(filter) == FilterKind::kCompact) return CheckHashesWith<CompactFilterReader>(filter, hashes);
   return CheckHashesWith<FilterReader>(filter, hashes);
 }
@@ -79,6 +81,7 @@ CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_v
       post_verify_(post_verify),
       on_fallback_(std::move(on_fallback)) {
   builder_.SetBitsPerKey(bits_per_key_);
+  builder_.KeepFinishedHashes(post_verify_);
 }
 
 void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
@@ -86,10 +89,7 @@ void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
   builder_.SetBitsPerKey(bits_per_key_);
 }
 
-void CompactBitsBuilder::Append(uint64_t hash) {
-  builder_.AddHash(hash);
-  if (post_verify_) hashes_to_verify_.push_back(hash);
-}
+void CompactBitsBuilder::Append(uint64_t hash) { builder_.AddHash(hash); }
 
 void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
   const uint64_t hash = internal::HashKeyTiered(View(key), seed_);
@@ -101,22 +101,23 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
 }
 
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
-  std::string filter;
+  builder_.ReleaseFinishedHashes();
+  std::unique_ptr<char[]> bytes;
+  size_t size = 0;
   if (builder_.NumKeys() == 0) {
     // A compact filter of no keys is written with 0 fingerprint bits, which
     // CompactFilterReader::Parse rejects; a Bloom filter of no blocks reads
     // as "no key" in every linebloom release.
-    filter = FilterBuilder(builder_.options()).Finish();
+    const std::string empty = FilterBuilder(builder_.options()).Finish();
+    size = empty.size();
+    bytes.reset(new char[size]);
+    std::memcpy(bytes.get(), empty.data(), size);
   } else {
-    filter = builder_.Finish();
+    bytes = builder_.FinishBuffer(&size);
     if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
   }
-  std::unique_ptr<char[]> bytes(new char[filter.size()]);
-  std::memcpy(bytes.get(), filter.data(), filter.size());
-  pending_verify_.clear();
-  pending_verify_.swap(hashes_to_verify_);
   repeats_.Reset();
-  const ::rocksdb::Slice result(bytes.get(), filter.size());
+  const ::rocksdb::Slice result(bytes.get(), size);
   buf->reset(bytes.release());
   return result;
 }
@@ -127,9 +128,8 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
 
 ::rocksdb::Status CompactBitsBuilder::MaybePostVerify(const ::rocksdb::Slice& filter) {
   if (!post_verify_) return ::rocksdb::Status::OK();
-  std::vector<uint64_t> hashes;
-  hashes.swap(pending_verify_);
-  const std::string problem = CheckHashes(View(filter), hashes);
+  const std::string problem = CheckHashes(View(filter), builder_.finished_hashes());
+  builder_.ReleaseFinishedHashes();
   if (problem.empty()) return ::rocksdb::Status::OK();
   return ::rocksdb::Status::Corruption("linebloom: ", problem);
 }

@@ -35,9 +35,10 @@ size_t CompactBytesBound(size_t num_entries, double bits_per_key);
 size_t CompactEntriesWithin(size_t bytes, double bits_per_key);
 
 // Memory per key: one 8-byte hash per distinct entry while the filter is
-// collected, plus the prefixes' HashSet (16 to 32 bytes per prefix) and,
-// with post_verify, a second copy of every hash until MaybePostVerify. At
-// Finish the core builder's string is copied once into RocksDB's buffer.
+// collected, plus the prefixes' HashSet (16 to 32 bytes per prefix). The
+// core builder writes the filter straight into the buffer RocksDB takes;
+// with post_verify it keeps its hashes from Finish to MaybePostVerify,
+// which checks the filter against them (no second copy).
 //
 // Repeats are dropped as LinebloomBitsBuilder drops them (bits_builder.h):
 // an adjacent repeat of a key, and a prefix (the alt of AddKeyAndAlt) seen
@@ -96,8 +97,6 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   bool post_verify_;
   FallbackReport on_fallback_;
   RepeatFilter repeats_;  // the previous key, the alts of this filter
-  std::vector<uint64_t> hashes_to_verify_;
-  std::vector<uint64_t> pending_verify_;
 };
 
 }  // namespace linebloom::rocksdb_plugin
