@@ -17,14 +17,18 @@ Measures, per fill:
   ops       readmissing ops/s, median of the alternating runs
   cpu       filter-build CPU seconds: the refilter's thread CPU time in the
             policy's builds (GetBuilderWithContext, AddKey, Finish) over one
-            rewrite of every live SST (a level-aware policy's last pass),
-            median of the repetitions
+            rewrite of every live SST (the last of --passes), median of the
+            repetitions
+  setup     of cpu, the part in GetBuilderWithContext (choosing the
+            filter; a level-aware policy plans the file's bits there), same
+            run as cpu's median
 """
 import re
 
 from dbbench_output import median
 
 BUILD_LINE = re.compile(r"^filter build pass (\d+): ([0-9.]+) cpu_seconds, (\d+) filters, (\d+) keys$", re.M)
+SETUP_LINE = re.compile(r"^filter build pass (\d+) setup: ([0-9.]+) cpu_seconds", re.M)
 # The done-when targets, la_compact against the others: (what, measure,
 # other config, factor, sense); "le": la_compact <= factor x other.
 TARGETS = (("fp <= ribbon", "fp", "ribbon", 1.0, "le"),
@@ -32,7 +36,7 @@ TARGETS = (("fp <= ribbon", "fp", "ribbon", 1.0, "le"),
            ("ops >= ribbon", "ops", "ribbon", 1.0, "ge"),
            ("cpu <= 1.25 x builtin", "cpu", "builtin", 1.25, "le"),
            ("cpu <= 0.5 x ribbon", "cpu", "ribbon", 0.5, "le"))
-ROW_FIELDS = ("bits", "bytes", "fp", "data_miss", "ops", "cpu")
+ROW_FIELDS = ("bits", "bytes", "fp", "data_miss", "ops", "cpu", "setup")
 
 
 def next_bits(steps, target):
@@ -84,12 +88,20 @@ def build_cpu(text):
     return passes[-1][1:] if passes else None
 
 
-def fill_row(config, bits, e2e_line, filter_bytes, cpu_seconds):
+def setup_cpu(text):
+    """The CPU seconds of the last pass's builds spent in the policy's
+    GetBuilderWithContext (choosing the filter), or 0 if not printed."""
+    setups = SETUP_LINE.findall(text)
+    return float(setups[-1][1]) if setups else 0.0
+
+
+def fill_row(config, bits, e2e_line, filter_bytes, cpu_seconds, setup_seconds):
     """One configuration of one fill, as a compact.txt line. E2E_LINE: its
     readmissing line of e2e.txt (e2e_report.summarize_runs)."""
     f = e2e_line.split()
     fp = float(f[5]) - float(f[6])
-    return "%s %s %d %.6f %.6f %s %.6f" % (config, bits, filter_bytes, fp, float(f[7]), f[3], cpu_seconds)
+    return "%s %s %d %.6f %.6f %s %.6f %.6f" % (config, bits, filter_bytes, fp, float(f[7]), f[3], cpu_seconds,
+                                                setup_seconds)
 
 
 def parse_rows(text):
@@ -98,7 +110,7 @@ def parse_rows(text):
     for line in text.splitlines():
         f = line.split()
         if f:
-            rows[f[0]] = dict(zip(ROW_FIELDS, [float(x) for x in f[1:]]))
+            rows[f[0]] = dict(zip(ROW_FIELDS, [float(x) for x in f[1:]] + [0.0]))
     return rows
 
 
@@ -124,16 +136,17 @@ def fill_table(seed, rows, configs):
     out = []
     for c in configs:
         r = rows[c]
-        out.append("| %s | %s | %g | %d | %s | %.5f | %s | %.5f | %d | %s | %.3f | %s | %s |" %
+        out.append("| %s | %s | %g | %d | %s | %.5f | %s | %.5f | %d | %s | %.3f | %.3f | %s | %s |" %
                    (seed, c, r["bits"], r["bytes"], _ratio(r["bytes"], ref["bytes"]), r["fp"],
                     _ratio(r["fp"], ref["fp"]), r["data_miss"], r["ops"], _ratio(r["ops"], ref["ops"]), r["cpu"],
-                    _ratio(r["cpu"], ref["cpu"]), _ratio(r["cpu"], rows["ribbon"]["cpu"])))
+                    r["setup"], _ratio(r["cpu"], ref["cpu"]), _ratio(r["cpu"], rows["ribbon"]["cpu"])))
     return out
 
 
 TABLE_HEAD = ("| fill seed | config | bits/key setting | filter bytes | x builtin | fp reads/lookup | x builtin "
-              "| storage reads/lookup | readmissing ops/s | x builtin | filter-build CPU s | x builtin | x ribbon |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| storage reads/lookup | readmissing ops/s | x builtin | filter-build CPU s | of it, choosing "
+              "| x builtin | x ribbon |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def summary(fills, configs):

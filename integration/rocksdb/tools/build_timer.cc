@@ -49,7 +49,7 @@ class ReplayBuilder : public ::rocksdb::FilterBitsBuilder {
       wrapped_->AddKey(key);
     }
     const ::rocksdb::Slice filter = wrapped_->Finish(buf, status);
-    policy_->Add(ThreadCpuNanos() - start + setup_ns_, entries_.size());
+    policy_->Add(ThreadCpuNanos() - start + setup_ns_, setup_ns_, entries_.size());
     setup_ns_ = 0;
     entries_.clear();
     bytes_.clear();
@@ -110,8 +110,9 @@ TimedFilterPolicy::TimedFilterPolicy(std::shared_ptr<const ::rocksdb::FilterPoli
   return new ReplayBuilder(this, std::move(wrapped), setup_ns);
 }
 
-void TimedFilterPolicy::Add(uint64_t cpu_ns, uint64_t keys) const {
+void TimedFilterPolicy::Add(uint64_t cpu_ns, uint64_t setup_ns, uint64_t keys) const {
   cpu_ns_.fetch_add(cpu_ns, std::memory_order_relaxed);
+  setup_ns_.fetch_add(setup_ns, std::memory_order_relaxed);
   keys_.fetch_add(keys, std::memory_order_relaxed);
   filters_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -119,6 +120,7 @@ void TimedFilterPolicy::Add(uint64_t cpu_ns, uint64_t keys) const {
 BuildTotals TimedFilterPolicy::TakeTotals() const {
   BuildTotals t;
   t.cpu_ns = cpu_ns_.exchange(0);
+  t.setup_ns = setup_ns_.exchange(0);
   t.filters = filters_.exchange(0);
   t.keys = keys_.exchange(0);
   return t;

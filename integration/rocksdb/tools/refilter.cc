@@ -31,7 +31,8 @@
 //
 // --time-builds wraps the policy in TimedFilterPolicy (build_timer.h) and
 // prints, per pass, the thread CPU time the policy spent building filters:
-// "filter build pass P: S cpu_seconds, F filters, K keys".
+// "filter build pass P: S cpu_seconds, F filters, K keys", then the part of S
+// spent choosing the builder ("filter build pass P setup: ...").
 //
 //   linebloom-refilter --db DIR --options FILE [--passes N] [--time-builds]
 
@@ -150,15 +151,15 @@ bool Report(const std::string& cf_name, const TreeStats& before, const TreeStats
 }
 
 // Wraps the column family's filter policy in a TimedFilterPolicy, after
-// the open: RocksDB writes and re-reads the DB's OPTIONS file at the open,
-// which must name the policy itself. The table factory is shared with the
-// open column family, which reads its filter policy for every new table.
+// the open: RocksDB writes the DB's OPTIONS file at the open, which must
+// name the policy itself (the wrapper has no options of its own to write).
+// The table factory is shared with the open column family, which reads its
+// filter policy for every new table.
 std::shared_ptr<const linebloom::refilter::TimedFilterPolicy> TimeBuilds(rocksdb::DB* db,
-                                                                        rocksdb::ColumnFamilyHandle* cf) {
+                                                                         rocksdb::ColumnFamilyHandle* cf) {
   const rocksdb::Options options = db->GetOptions(cf);
-  auto* table = options.table_factory == nullptr
-                    ? nullptr
-                    : options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  auto* table =
+      options.table_factory == nullptr ? nullptr : options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
   if (table == nullptr || table->filter_policy == nullptr) return nullptr;
   auto timed = std::make_shared<const linebloom::refilter::TimedFilterPolicy>(table->filter_policy);
   table->filter_policy = timed;
@@ -169,6 +170,7 @@ void PrintBuildTotals(int pass, const linebloom::refilter::TimedFilterPolicy& ti
   const linebloom::refilter::BuildTotals t = timed.TakeTotals();
   std::printf("filter build pass %d: %.6f cpu_seconds, %llu filters, %llu keys\n", pass + 1, t.cpu_ns * 1e-9,
               static_cast<unsigned long long>(t.filters), static_cast<unsigned long long>(t.keys));
+  std::printf("filter build pass %d setup: %.6f cpu_seconds in GetBuilderWithContext\n", pass + 1, t.setup_ns * 1e-9);
 }
 
 }  // namespace
