@@ -65,6 +65,19 @@ def next_bits(steps, target):
     return round(bits, 3)
 
 
+def jump(steps, target, width=0.01):
+    """True if the tries bracket TARGET within WIDTH bits per key: the
+    bytes jump there, no setting between gets closer."""
+    below = [s[0] for s in steps if s[1] < target]
+    above = [s[0] for s in steps if s[1] > target]
+    return bool(below and above) and min(above) - max(below) < width
+
+
+def closest(steps, target):
+    """The try whose bytes are closest to TARGET (the later one of a tie)."""
+    return min(reversed(steps), key=lambda s: abs(s[1] - target))
+
+
 def refilter_bytes(text):
     """The live filter bytes after a linebloom-refilter run: the sum of its
     table's filter_B' column (the files' filter_size table property, what

@@ -40,6 +40,16 @@ class NextBitsTest(unittest.TestCase):
         # 999.95 bytes at 9 bits: the interpolation lands on 9 again.
         self.assertEqual(compact_report.next_bits([(9, 999.95), (11, 1300)], 1000), 10)
 
+    def test_jump_and_closest(self):
+        # The bytes jump by 2 % between 9.865 and 9.874 bits (a level-aware
+        # policy moving a level to its next setting): stop, take the closer.
+        steps = [(10, 1009.8), (9.801, 986.0), (9.865, 986.8), (9.874, 1007.3)]
+        self.assertTrue(compact_report.jump(steps, 1000))
+        self.assertFalse(compact_report.jump(steps[:3], 1000))
+        self.assertFalse(compact_report.jump([(9.8, 990), (9.9, 1010)], 1000))
+        self.assertEqual(compact_report.closest(steps, 1000), (9.874, 1007.3))
+        self.assertEqual(compact_report.closest([(9, 990), (10, 1010)], 1000), (10, 1010))
+
     def test_the_fixture_search_converged(self):
         steps = [tuple(float(x) for x in line.split())
                  for line in fixture_text("compact", "match-la_compact.txt").splitlines()]
