@@ -10,13 +10,8 @@
 set -eu
 plugin=$1 db_bench=$2 ldb=$3 sst_dump=$4 work=$5
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-if ! dd if=/dev/zero of="$work/.direct-probe" bs=4096 count=1 oflag=direct 2>/dev/null; then
-  echo "SKIP: $work is on a file system without O_DIRECT (tmpfs?): direct reads cannot be tried here"
-  exit 77
-fi
-rm -f "$work/.direct-probe"
+. "$root/bench/rocksdb/direct_probe.sh"
+fresh_direct_workdir "$work"
 out="$work.out"
 python3 "$root/bench/rocksdb/compact_e2e.py" run "$plugin" --num 8000 --reads 1000 --value-size 100 \
   --write-buffer 65536 --fill-seeds 1 --repeats 1 --cpu-repeats 1 --passes 2 --tolerance 0.03 --max-off 0.05 \
