@@ -11,6 +11,12 @@
 # STAGE: run (default), refilter (the same tree again), reads or report, as
 # level_aware_pair.py has them; flags given here override the defaults below.
 # --no-build uses the built plugin and tools as they are.
+# STAGE compact (or compact-report) runs bench/rocksdb/compact_e2e.py
+# instead, with the same defaults (readmissing only, work directory
+# /tmp/linebloom-compact-e2e-VERSION): RocksDB's Bloom, Ribbon and hybrid
+# filters and level-aware linebloom with the compact last level at equal
+# filter bytes, on --fill-seeds fills (default 1,2,3), with the CPU of the
+# filter builds (docs/bench/compact-e2e.md).
 #
 # What it measures: absent-key lookups (db_bench readmissing, and
 # multireadrandom = batched MultiGet of 32 absent keys) on a multi-level LSM
@@ -56,7 +62,7 @@ no_build=0
 version=${1:?$usage}
 shift
 stage=run
-case ${1:-} in run | refilter | reads | report) stage=$1; shift ;; esac
+case ${1:-} in run | refilter | reads | report | compact | compact-report) stage=$1; shift ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 default_shared=$root/../shared/rocksdb
 [ -d "$default_shared" ] || default_shared=/work/shared/rocksdb
@@ -94,6 +100,7 @@ plugin=$build/integration/rocksdb/liblinebloom_rocksdb.so
 # The flags this script reads too (the last one given counts, as for the
 # pair script).
 work=/tmp/linebloom-e2e-$version cache_mb=1 direct=1 prev=""
+case $stage in compact*) work=/tmp/linebloom-compact-e2e-$version ;; esac
 for arg in "$@"; do
   case $prev in --workdir) work=$arg ;; --cache-mb) cache_mb=$arg ;; esac
   case $arg in
@@ -116,13 +123,22 @@ if [ "$direct" = 1 ]; then
   rm -f "$work/.direct-probe"
 fi
 
+script=level_aware_pair.py copy=$work/db-builtin
+case $stage in
+  compact*)
+    script=compact_e2e.py copy=$work/fill-1/db-builtin
+    [ "$stage" = compact ] && stage=run || stage=report
+    set -- --benches readmissing "$@"
+    ;;
+  *) set -- --benches readmissing,multireadrandom --configs level_aware,cache_aware,uniform,builtin "$@" ;;
+esac
 set -- --num 4000000 --value-size 100 --reads 500000 --repeats 5 --cache-mb 1 --write-buffer 262144 \
-  --direct-reads --benches readmissing,multireadrandom --configs level_aware,cache_aware,uniform,builtin \
-  --workdir "$work" --db-bench "$bin/db_bench" --sst-dump "$bin/sst_dump" --ldb "$bin/ldb" "$@"
+  --direct-reads --workdir "$work" --db-bench "$bin/db_bench" --sst-dump "$bin/sst_dump" --ldb "$bin/ldb" "$@"
 echo "RocksDB $version: $bin/db_bench, plugin $plugin ($(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
-echo "level_aware_pair.py $stage $*"
-python3 "$root/bench/rocksdb/level_aware_pair.py" "$stage" "$plugin" "$@"
+echo "$script $stage $*"
+python3 "$root/bench/rocksdb/$script" "$stage" "$plugin" "$@"
 # The data against the cache: the live SSTs' bytes of one copy.
-data=$(du -sk --apparent-size "$work/db-builtin" | cut -f1)
+[ -d "$copy" ] || exit 0
+data=$(du -sk --apparent-size "$copy" | cut -f1)
 echo
 echo "data: $((data / 1024)) MB of SSTs (one copy), block cache $cache_mb MB: $((data / 1024 / cache_mb)) x the cache"

@@ -14,13 +14,8 @@
 set -eu
 plugin=$1 db_bench=$2 ldb=$3 sst_dump=$4 work=$5
 root=$(cd "$(dirname "$0")/../.." && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-if ! dd if=/dev/zero of="$work/.direct-probe" bs=4096 count=1 oflag=direct 2>/dev/null; then
-  echo "SKIP: $work is on a file system without O_DIRECT (tmpfs?): direct reads cannot be tried here"
-  exit 77
-fi
-rm -f "$work/.direct-probe"
+. "$root/bench/rocksdb/direct_probe.sh"
+fresh_direct_workdir "$work"
 out="$work.out"
 python3 "$root/bench/rocksdb/level_aware_pair.py" run "$plugin" --num 20000 --reads 2000 --workdir "$work" \
   --db-bench "$db_bench" --ldb "$ldb" --sst-dump "$sst_dump" \

@@ -54,7 +54,15 @@ import pair_output
 import rocksdb_tools
 from rocksdb_tools import run_logged, write_lsm_options
 
-CONFIGS = ("level_aware", "cache_aware", "uniform", "builtin")
+CONFIGS = ("level_aware", "cache_aware", "uniform", "builtin", "ribbon", "hybrid", "la_compact")
+# The tree's last level (num_levels=7, level_compaction_dynamic_level_bytes:
+# the data settles at L6): where hybrid and la_compact switch to their
+# smaller filter, as RocksDB's bloom_before_level and linebloom's
+# compact_from_level count levels.
+LAST_LEVEL = 6
+# Configurations whose policy learns the tree from the filters it builds
+# (the refilter's passes).
+LEVEL_AWARE = ("level_aware", "cache_aware", "la_compact")
 BENCHES = ("readmissing", "multireadrandom")
 # flush: leave no WAL, so readmissing's DB::Open does not write a recovery L0
 # file (its policy would not know the tree's shape yet).
@@ -96,6 +104,12 @@ def common_parser(one_tree=True):
                    help="level_aware's bits_per_key (default 10); its live filter bytes can land a few %% above "
                         "the budget (trivial moves, levels off the model's sizes), so an equal-memory comparison "
                         "may set it lower -- the report prints every config's bytes")
+    p.add_argument("--ribbon-bits", default="14", help="ribbon's (NewRibbonFilterPolicy(b, -1)) bits_per_key, "
+                   "Bloom-equivalent as RocksDB counts them (default 14)")
+    p.add_argument("--hybrid-bits", default="13", help="hybrid's bits_per_key: the built-in Bloom filter above "
+                   "the last level, Ribbon at it (ribbonfilter:b:%d; default 13)" % LAST_LEVEL)
+    p.add_argument("--lac-bits", default="10", help="la_compact's bits_per_key: level-aware linebloom, the "
+                   "compact kind from the last level (compact_from_level=%d; default 10)" % LAST_LEVEL)
     p.add_argument("--la-options", default="", help="more ';'-separated policy options of level_aware and "
                                                     "cache_aware (e.g. level_weights=0.1:1:1:1:1:1:1)")
     p.add_argument("--l0-trigger", type=int, default=4, help="level0_file_num_compaction_trigger (default 4; 1 "
@@ -149,6 +163,13 @@ def policy_of(config, args):
         return ("{id=linebloom;bits_per_key=%s;level_aware=true;size_ratio=10;cache_aware=true;"
                 "block_cache_bytes=%d;data_bytes_per_key=%d%s}" %
                 (args.la_bits, (args.cache_mb or 8) * 1048576, args.value_size + 22, la))
+    if config == "la_compact":
+        return "{id=linebloom;bits_per_key=%s;level_aware=true;size_ratio=10;compact_from_level=%d%s}" % (
+            args.lac_bits, LAST_LEVEL, la)
+    if config == "ribbon":
+        return "ribbonfilter:%s:-1" % args.ribbon_bits
+    if config == "hybrid":
+        return "ribbonfilter:%s:%d" % (args.hybrid_bits, LAST_LEVEL)
     return "{id=linebloom;bits_per_key=10}" if config == "uniform" else "bloomfilter:10:false"
 
 
@@ -202,14 +223,22 @@ def refilter_copy(args, config):
     with CONFIG's policy; the refilter exits non-zero (and so stops this
     script) if any level's entries changed. Only a level-aware policy learns
     from earlier passes; the others build the same filter every time, so one
-    pass rewrites them all."""
+    pass rewrites them all. The refilter times each pass's filter builds
+    (--time-builds: "filter build pass P: S cpu_seconds ...")."""
     write_options(args, config, work(args, config + ".OPTIONS"), True)
     write_options(args, config, work(args, config + "-read.OPTIONS"), True, args.direct_reads)
     rocksdb_tools.copy_db(work(args, "db-fill"), work(args, "db-" + config))
-    passes = args.passes if config in ("level_aware", "cache_aware") else 1
-    run_logged([args.refilter, "--db=" + work(args, "db-" + config), "--options=" + work(args, config + ".OPTIONS"),
-                "--passes=%d" % passes], work(args, "refilter-%s.out" % config), None)
+    refilter_in_place(args, config, work(args, "refilter-%s.out" % config))
     shutil.copy(work(args, "fill.out"), work(args, "fill-%s.out" % config))
+
+
+def refilter_in_place(args, config, out, passes=None):
+    """Rewrites the filters of CONFIG's copy with its OPTIONS, as it is
+    (PASSES: default --passes if level-aware, else 1)."""
+    if passes is None:
+        passes = args.passes if config in LEVEL_AWARE else 1
+    run_logged([args.refilter, "--db=" + work(args, "db-" + config), "--options=" + work(args, config + ".OPTIONS"),
+                "--passes=%d" % passes, "--time-builds"], out, None)
 
 
 def fill_separate(args, config):

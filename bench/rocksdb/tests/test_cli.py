@@ -8,6 +8,7 @@ import unittest
 
 from bench_test_paths import fixture_text
 
+import compact_e2e
 import level_aware_live
 import level_aware_pair
 import level_aware_score
@@ -35,7 +36,9 @@ class UsageTest(unittest.TestCase):
                            (level_aware_live.main, ["report", "x.so", "--bogus"]),
                            (level_aware_live.main, ["reads", "x.so"]),
                            (level_aware_score.main, ["x.so", "--score-only", "--reuse-fill"]),
-                           (readmissing_pair.main, ["x.so", "--bench", "readrandom"])):
+                           (readmissing_pair.main, ["x.so", "--bench", "readrandom"]),
+                           (compact_e2e.main, ["run", "x.so", "--bogus"]),
+                           (compact_e2e.main, ["x.so"])):
             code, err = usage_error(main, argv)
             self.assertEqual(code, 2, argv)
             self.assertIn("usage:", err)
@@ -74,6 +77,18 @@ class OptionsFileTest(unittest.TestCase):
         self.assertEqual(self.pair_options(args, "builtin"), fixture_text("options", "separate-builtin-read.OPTIONS"))
         args = self.pair_args("--cache-mb", "1")
         self.assertEqual(self.pair_options(args, "cache_aware", True), fixture_text("options", "e2e-cache_aware.OPTIONS"))
+
+    def test_compact_configs_policies(self):
+        args = self.pair_args("--ribbon-bits", "14.5", "--hybrid-bits", "13.75", "--lac-bits", "9.5")
+        # RocksDB's Ribbon everywhere (bloom_before_level -1), its hybrid
+        # (Bloom above L6), linebloom level-aware with the compact kind at L6.
+        self.assertEqual(level_aware_pair.policy_of("ribbon", args), "ribbonfilter:14.5:-1")
+        self.assertEqual(level_aware_pair.policy_of("hybrid", args), "ribbonfilter:13.75:6")
+        self.assertEqual(level_aware_pair.policy_of("la_compact", args),
+                         "{id=linebloom;bits_per_key=9.5;level_aware=true;size_ratio=10;compact_from_level=6}")
+        text = self.pair_options(args, "hybrid", True, True)
+        self.assertEqual(text.replace("ribbonfilter:13.75:6", "{id=linebloom;bits_per_key=10;level_aware=true;"
+                                      "size_ratio=10}"), fixture_text("options", "shared-level_aware-read.OPTIONS"))
 
     def test_live_options(self):
         args = level_aware_live.build_parser().parse_args(["run", "x.so"])
