@@ -26,8 +26,11 @@ namespace linebloom::rocksdb_plugin {
 
 // A reader of a parsed compact filter with at least one layer
 // (linebloom/compact_filter.h), for RocksDB to own; RocksDB keeps the bytes
-// alive as above. A batch goes to CompactFilterReader::MayContainBatch in
-// chunks of up to 32 keys (RocksDB's MultiGet batch), nothing allocated.
+// alive as above. Like the Bloom readers it is bound to the answer form the
+// kernel allows when it is made, and the query is compiled into the
+// override. A batch hashes its keys (32 at a time, nothing allocated) and
+// prefetches every first-layer line -- both cache lines of it where the
+// buffer leaves lines across two -- before the first answer.
 ::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader);
 
 // A filter built from zero keys: every answer is "no", without hashing.
