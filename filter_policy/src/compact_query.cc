@@ -38,17 +38,22 @@ LINEBLOOM_COMPACT_AVX512 void BatchAvx512(const CompactFilterReader& r, const ui
 }
 #endif
 
-}  // namespace
-
-bool CompactFilterReader::MayContainHash(uint64_t hash) const {
+// The query with the form the kernel allows; inline in both entry points,
+// so that MayContain makes one call, to the form's query.
+__attribute__((always_inline)) inline bool Dispatch(const CompactFilterReader& r, bool avx512_supported,
+                                                    uint64_t hash) {
 #if defined(LINEBLOOM_COMPACT_AVX512)
-  if (UseAvx512(use_avx512_)) return QueryAvx512(*this, hash);
+  if (UseAvx512(avx512_supported)) return QueryAvx512(r, hash);
 #endif
-  return CompactQuery::Query<Portable>(*this, hash);
+  return CompactQuery::Query<Portable>(r, hash);
 }
 
+}  // namespace
+
+bool CompactFilterReader::MayContainHash(uint64_t hash) const { return Dispatch(*this, use_avx512_, hash); }
+
 bool CompactFilterReader::MayContain(std::string_view key) const {
-  return MayContainHash(internal::HashKeyTiered(key, seed_));
+  return Dispatch(*this, use_avx512_, internal::HashKeyTiered(key, seed_));
 }
 
 // A batch in chunks of up to CompactQuery::kBatch (a MultiGet batch is at

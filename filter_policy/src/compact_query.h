@@ -120,7 +120,8 @@ struct CompactQuery {
       const int planes = r.fingerprint_bits_ + extra;
       const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
       const uint32_t answer = c::AnswerAvx512ForFilter(line, row, r.fingerprint_bits_, planes);
-      return (answer & ((uint32_t{1} << planes) - 1)) == c::FingerprintOf(code, planes);
+      // answer == fingerprint in the low `planes` bits (BZHI clears the rest).
+      return _bzhi_u32(answer ^ c::FingerprintOf(code, planes), static_cast<unsigned>(planes)) == 0;
     }
     LINEBLOOM_COMPACT_AVX512 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
