@@ -8,8 +8,10 @@
 
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -24,6 +26,28 @@ inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int plane
   uint32_t answer = 0;
   for (int b = 0, at = 0; b < planes; ++b, at += columns) {
     answer |= static_cast<uint32_t>(Parity(LoadPlane(line, at) & row)) << b;
+  }
+  return answer;
+}
+
+// From this r on, every line's planes (r or r + 1 of them) have at most 57
+// columns: with up to 7 bits of offset in its first byte, a plane then fits
+// one 8-byte word.
+inline constexpr int kNarrowFromFingerprintBits = 9;
+static_assert(ColumnsFor(kNarrowFromFingerprintBits) <= 57 && ColumnsFor(kNarrowFromFingerprintBits - 1) > 57);
+
+// The portable form for planes of at most 57 columns: plane b is bits
+// [o, o + C), o = b C, of one 8-byte load at byte min(o / 8, 56). The
+// shift o - 8 * byte stays below 8, or past the clamp (o >= 448, and
+// o + C <= 504) below 56 - C.
+//   simple form: AnswerPortable(line, Bits128{row, 0}, planes, columns)
+inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, int planes, int columns) {
+  uint32_t answer = 0;
+  for (int b = 0, at = 0; b < planes; ++b, at += columns) {
+    const int byte = std::min(at >> 3, 56);
+    uint64_t word;
+    std::memcpy(&word, line + byte, sizeof(word));
+    answer |= static_cast<uint32_t>(__builtin_parityll((word >> (at - 8 * byte)) & row)) << b;
   }
   return answer;
 }

@@ -100,7 +100,12 @@ struct CompactQuery {
       const int extra = line[c::kMetaByte] >> 7;
       const int planes = r.fingerprint_bits_ + extra;
       const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
-      return c::AnswerPortable(line, row, planes, r.columns_[extra]) == c::FingerprintOf(code, planes);
+      // A branch on the filter alone: from kNarrowFromFingerprintBits on,
+      // every line's planes fit one word each.
+      const uint32_t answer = r.fingerprint_bits_ >= c::kNarrowFromFingerprintBits
+                                  ? c::AnswerPortableNarrow(line, row.lo, planes, r.columns_[extra])
+                                  : c::AnswerPortable(line, row, planes, r.columns_[extra]);
+      return answer == c::FingerprintOf(code, planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);

@@ -39,6 +39,9 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       const Bits128 row = RowOf(KeyCode{rng(), rng()}, columns);
       const uint32_t expected = AnswerByDefinition(line, row, planes, columns);
       ASSERT_EQ(AnswerPortable(line, row, planes, columns), expected) << planes;
+      if (columns <= 57) {
+        ASSERT_EQ(AnswerPortableNarrow(line, row.lo, planes, columns), expected) << planes;
+      }
 #if defined(LINEBLOOM_COMPACT_AVX512)
       // A line of `planes` planes is read by filters of r = planes and of
       // r = planes - 1 (its extra plane), each in its own group count.
