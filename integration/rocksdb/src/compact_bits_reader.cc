@@ -20,8 +20,8 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 // The filter's fields, and the batch: every key hashed straight from its
 // Slice, then CompactQuery::Batch (all first-layer lines prefetched before
 // the first answer). The reader is aligned to a cache line, so that the
-// vtable pointer and the fields a first-layer query reads (layer 0, r, the
-// row masks) share few lines.
+// vtable pointer and the fields a first-layer query reads (the seed, r, the
+// row masks and layer 0, first in CompactFilterReader) share one.
 //   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
 template <class Form>
 class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
