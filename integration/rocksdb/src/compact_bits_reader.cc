@@ -8,6 +8,7 @@
 
 #include "bits_readers.h"
 #include "compact_query.h"
+#include "huge_pages.h"
 #include "key_hash.h"
 #include "linebloom/kernel.h"
 
@@ -73,8 +74,11 @@ class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery:
 }  // namespace
 
 // Bound to the form the process's kernel allows when the reader is made, as
-// the Bloom readers are (NewLinebloomBitsReader).
-::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader) {
+// the Bloom readers are (NewLinebloomBitsReader), which also collapse the
+// filter's whole huge pages: RocksDB reads a filter block into 4 KiB pages,
+// and a query on a filter of many MiB would otherwise pay a TLB miss too.
+::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader, std::string_view bytes) {
+  internal::CollapseHugePages(bytes.data(), bytes.size());
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (ActiveKernel() == Kernel::kAvx512 && internal::compact::CompactAvx512Supported()) {
     return new CompactAvx512BitsReader(reader);
