@@ -8,8 +8,10 @@
 
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -28,8 +30,30 @@ inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int plane
   return answer;
 }
 
-// True when the CPU has what AnswerAvx512 uses (AVX-512 F, BW, VBMI,
-// VBMI2 and VPOPCNTDQ).
+// From this r on, every line's planes (r or r + 1 of them) have at most 57
+// columns: with up to 7 bits of offset in its first byte, a plane then fits
+// one 8-byte word.
+inline constexpr int kNarrowFromFingerprintBits = 9;
+static_assert(ColumnsFor(kNarrowFromFingerprintBits) <= 57 && ColumnsFor(kNarrowFromFingerprintBits - 1) > 57);
+
+// The portable form for planes of at most 57 columns: plane b is bits
+// [o, o + C), o = b C, of one 8-byte load at byte min(o / 8, 56). The
+// shift o - 8 * byte stays below 8, or past the clamp (o >= 448, and
+// o + C <= 504) below 56 - C.
+//   simple form: AnswerPortable(line, Bits128{row, 0}, planes, columns)
+inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, int planes, int columns) {
+  uint32_t answer = 0;
+  for (int b = 0, at = 0; b < planes; ++b, at += columns) {
+    const int byte = std::min(at >> 3, 56);
+    uint64_t word;
+    std::memcpy(&word, line + byte, sizeof(word));
+    answer |= static_cast<uint32_t>(__builtin_parityll((word >> (at - 8 * byte)) & row)) << b;
+  }
+  return answer;
+}
+
+// True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, VBMI,
+// VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
 
 // For a plane count R, per group of eight planes: for lane j (plane
@@ -71,41 +95,65 @@ inline constexpr auto kPlaneLayouts = [] {
 }();
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define LINEBLOOM_COMPACT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512vpopcntdq")))
+#define LINEBLOOM_COMPACT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
+
+// The groups of eight planes a filter of r fingerprint bits answers: those
+// of r + 1 planes, so that lines of either count take the same steps.
+constexpr int PlaneGroupsFor(int r) { return (r + 1 + 7) / 8; }
+// Rows reach the second 64-bit word (C > 64) only where r + 1 planes fit one
+// group (r <= 7); from r = 8 on both plane counts have C <= 63.
+static_assert(ColumnsFor(7) > 64 && PlaneGroupsFor(7) == 1 && ColumnsFor(8) <= 64 && PlaneGroupsFor(8) == 2);
 
 // The AVX-512 form: planes 8g .. 8g + 7 in the eight 64-bit lanes of one
-// register per group g. A byte permute (vpermb) fetches each lane's three
-// words; a funnel shift (vpshrdvq) by the plane's bit offset gives the
-// plane's bits 0..63 and 64..127; AND with the row, XOR the two halves
-// (parity(a) ^ parity(b) = parity(a ^ b)), and a per-lane popcount's low
-// bit is the answer bit. Bits past a plane's end (the next plane, the
-// metadata byte, wrapped indices) meet zero row bits. Callable only when
+// register per group g. A byte permute (vpermb) fetches each lane's words;
+// a funnel shift (vpshrdvq) by the plane's bit offset gives the plane's bits
+// 0..63 (and 64..127), AND with the row, XOR the two halves (parity(a) ^
+// parity(b) = parity(a ^ b)), and a per-lane popcount's low bit is the
+// answer bit. Bits past a plane's end (the next plane, the metadata byte,
+// wrapped indices) meet zero row bits. For a line of a filter of r
+// fingerprint bits (planes = r or r + 1) it takes kGroups =
+// PlaneGroupsFor(r) groups, a count fixed per filter, so no branch depends
+// on the line, and the third word only where rows reach past 64 bits.
+// Answer bits at and above `planes` are not defined. Callable only when
 // CompactAvx512Supported().
-LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512(const unsigned char* line, Bits128 row, int planes) {
+//   simple form: for (g = 0; 8 * g < planes; ++g) answer the group g, with
+//   the third word whenever C > 64.
+template <int kGroups>
+LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512Groups(const unsigned char* line, Bits128 row, int planes) {
+  constexpr bool kWide = kGroups == 1;  // rows of more than 64 bits
   const PlaneLayout& layout = kPlaneLayouts[planes];
   const __m512i bytes = _mm512_loadu_si512(line);
   const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(row.lo));
-  const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(row.hi));
   const __m512i one = _mm512_set1_epi64(1);
   // The zero-masked permutes: GCC 12's unmasked forms trip
   // -Wmaybe-uninitialized in its headers.
   constexpr __mmask64 kAll = ~__mmask64{0};
   uint32_t answer = 0;
-  for (int g = 0; 8 * g < planes; ++g) {
+  for (int g = 0; g < kGroups; ++g) {
     const PlaneGroup& group = layout.group[g];
     const __m512i shift = _mm512_load_si512(group.shift);
     const __m512i first = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.first), bytes);
     const __m512i second = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.second), bytes);
-    // Bits 64..127 of every plane, always: for C <= 64 the row's high
-    // word is 0 and this adds nothing, and a line's C varies with its
-    // extra plane, so a branch on it would be mispredicted half the time.
-    const __m512i third = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.third), bytes);
-    const __m512i lo = _mm512_and_si512(_mm512_shrdv_epi64(first, second, shift), row_lo);
-    const __m512i hi = _mm512_and_si512(_mm512_shrdv_epi64(second, third, shift), row_hi);
-    const __m512i x = _mm512_xor_si512(lo, hi);
+    __m512i x = _mm512_and_si512(_mm512_shrdv_epi64(first, second, shift), row_lo);
+    if constexpr (kWide) {
+      const __m512i row_hi = _mm512_set1_epi64(static_cast<long long>(row.hi));
+      const __m512i third = _mm512_maskz_permutexvar_epi8(kAll, _mm512_load_si512(group.third), bytes);
+      x = _mm512_xor_si512(x, _mm512_and_si512(_mm512_shrdv_epi64(second, third, shift), row_hi));
+    }
     answer |= static_cast<uint32_t>(_mm512_test_epi64_mask(_mm512_popcnt_epi64(x), one)) << (8 * g);
   }
-  return answer & ((uint32_t{1} << planes) - 1);
+  return answer;
+}
+
+// AnswerAvx512Groups with the filter's group count; the branches depend on
+// r alone, so a reader's queries all take the same one.
+LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned char* line, Bits128 row, int r,
+                                                               int planes) {
+  static_assert(PlaneGroupsFor(kMaxFingerprintBits) == 4);
+  if (PlaneGroupsFor(r) == 1) return AnswerAvx512Groups<1>(line, row, planes);
+  if (PlaneGroupsFor(r) == 2) return AnswerAvx512Groups<2>(line, row, planes);
+  if (PlaneGroupsFor(r) == 3) return AnswerAvx512Groups<3>(line, row, planes);
+  return AnswerAvx512Groups<4>(line, row, planes);
 }
 #endif
 

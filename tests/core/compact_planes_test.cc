@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "compact_layout.h"
@@ -38,9 +39,16 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       const Bits128 row = RowOf(KeyCode{rng(), rng()}, columns);
       const uint32_t expected = AnswerByDefinition(line, row, planes, columns);
       ASSERT_EQ(AnswerPortable(line, row, planes, columns), expected) << planes;
+      if (columns <= 57) {
+        ASSERT_EQ(AnswerPortableNarrow(line, row.lo, planes, columns), expected) << planes;
+      }
 #if defined(LINEBLOOM_COMPACT_AVX512)
-      if (CompactAvx512Supported()) {
-        ASSERT_EQ(AnswerAvx512(line, row, planes), expected) << planes;
+      // A line of `planes` planes is read by filters of r = planes and of
+      // r = planes - 1 (its extra plane), each in its own group count.
+      const uint32_t low = (uint32_t{1} << planes) - 1;
+      for (int r = std::max(planes - 1, kMinFingerprintBits); CompactAvx512Supported() && r <= planes; ++r) {
+        if (r > kMaxFingerprintBits) break;
+        ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, planes) & low, expected) << planes << " " << r;
       }
 #endif
     }

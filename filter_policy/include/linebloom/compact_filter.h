@@ -117,15 +117,18 @@ class CompactFilterReader {
     uint32_t lines = 0;
   };
   static constexpr int kMaxLayers = 8;
+  // What a first-layer query reads comes first: 64 bytes with a vtable
+  // pointer before them, so one cache line where the reader is aligned.
+  uint32_t seed_ = 0;
+  int fingerprint_bits_ = 0;
+  // The low C bits of 128 (lo, hi) for lines of r and r + 1 planes: a query
+  // masks its row with them, without a branch on C (which varies from line
+  // to line).
+  uint64_t row_mask_[2][2] = {{0, 0}, {0, 0}};
   Layer layers_[kMaxLayers];
   int num_layers_ = 0;
-  int fingerprint_bits_ = 0;
   int columns_[2] = {0, 0};  // of a line with r and r + 1 planes
-  // The low columns_[i] bits of 128 (lo, hi): a query masks its row with
-  // them, without a branch on C (which varies from line to line).
-  uint64_t row_mask_[2][2] = {{0, 0}, {0, 0}};
   bool use_avx512_ = false;  // the CPU has the compact AVX-512 form
-  uint32_t seed_ = 0;
 };
 
 }  // namespace linebloom

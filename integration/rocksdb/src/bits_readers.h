@@ -6,6 +6,8 @@
 
 #pragma once
 
+#include <string_view>
+
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/rocksdb/filter_bits.h"
@@ -26,9 +28,14 @@ namespace linebloom::rocksdb_plugin {
 
 // A reader of a parsed compact filter with at least one layer
 // (linebloom/compact_filter.h), for RocksDB to own; RocksDB keeps the bytes
-// alive as above. A batch goes to CompactFilterReader::MayContainBatch in
-// chunks of up to 32 keys (RocksDB's MultiGet batch), nothing allocated.
-::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader);
+// alive as above. Like the Bloom readers it is bound to the answer form the
+// kernel allows when it is made, and the query is compiled into the
+// override. A batch hashes its keys (32 at a time, nothing allocated) and
+// prefetches every first-layer line -- both cache lines of it where the
+// buffer leaves lines across two -- before the first answer. `bytes` are
+// the filter's (the reader's source): their whole huge pages are collapsed
+// as the Bloom reader's are.
+::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader, std::string_view bytes);
 
 // A filter built from zero keys: every answer is "no", without hashing.
 class EmptyFilterBitsReader final : public ::rocksdb::FilterBitsReader {

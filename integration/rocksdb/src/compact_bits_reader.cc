@@ -4,44 +4,87 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <span>
 #include <string_view>
 
 #include "bits_readers.h"
+#include "compact_query.h"
+#include "huge_pages.h"
+#include "key_hash.h"
+#include "linebloom/kernel.h"
 
 namespace linebloom::rocksdb_plugin {
 
 namespace {
 
-class CompactBitsReader final : public ::rocksdb::FilterBitsReader {
+std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+// The filter's fields, and the batch: every key hashed straight from its
+// Slice, then CompactQuery::Batch (all first-layer lines prefetched before
+// the first answer). The reader is aligned to a cache line, so that the
+// vtable pointer and the fields a first-layer query reads (the seed, r, the
+// row masks and layer 0, first in CompactFilterReader) share one.
+//   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
+template <class Form>
+class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
  public:
-  explicit CompactBitsReader(const CompactFilterReader& reader) : reader_(reader) {}
+  explicit CompactBitsReaderBase(const CompactFilterReader& reader) : reader_(reader) {}
 
-  bool MayMatch(const ::rocksdb::Slice& key) override {
-    return reader_.MayContain(std::string_view(key.data(), key.size()));
-  }
-
-  // may_match[i] = MayMatch(*keys[i]), kChunk keys at a time.
-  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    constexpr size_t kChunk = 32;
-    std::string_view views[kChunk];
+ protected:
+  __attribute__((always_inline)) void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
+    constexpr size_t kChunk = CompactQuery::kBatch;
+    uint64_t hashes[kChunk];
     const size_t n = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
     for (size_t start = 0; start < n; start += kChunk) {
       const size_t count = std::min(kChunk, n - start);
-      for (size_t i = 0; i < count; ++i) views[i] = {keys[start + i]->data(), keys[start + i]->size()};
-      reader_.MayContainBatch(std::span<const std::string_view>(views, count),
-                              std::span<bool>(may_match + start, count));
+      for (size_t i = 0; i < count; ++i) hashes[i] = internal::HashKeyTiered(View(*keys[start + i]), reader_.seed());
+      CompactQuery::Batch<Form>(reader_, hashes, count, may_match + start);
     }
   }
 
- private:
   const CompactFilterReader reader_;
 };
 
+class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm> {
+ public:
+  using CompactBitsReaderBase::CompactBitsReaderBase;
+  bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(reader_,
+                                                                  internal::HashKeyTiered(View(key), reader_.seed()));
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match);
+  }
+};
+
+#if defined(LINEBLOOM_COMPACT_AVX512)
+// The overrides carry the form's target, so the query is compiled into them.
+class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx512Form> {
+ public:
+  using CompactBitsReaderBase::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_AVX512 bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::Avx512Form>(reader_,
+                                                                internal::HashKeyTiered(View(key), reader_.seed()));
+  }
+  LINEBLOOM_COMPACT_AVX512 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    MatchBatch(num_keys, keys, may_match);
+  }
+};
+#endif
+
 }  // namespace
 
-::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader) {
-  return new CompactBitsReader(reader);
+// Bound to the form the process's kernel allows when the reader is made, as
+// the Bloom readers are (NewLinebloomBitsReader), which also collapse the
+// filter's whole huge pages: RocksDB reads a filter block into 4 KiB pages,
+// and a query on a filter of many MiB would otherwise pay a TLB miss too.
+::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader, std::string_view bytes) {
+  internal::CollapseHugePages(bytes.data(), bytes.size());
+#if defined(LINEBLOOM_COMPACT_AVX512)
+  if (ActiveKernel() == Kernel::kAvx512 && internal::compact::CompactAvx512Supported()) {
+    return new CompactAvx512BitsReader(reader);
+  }
+#endif
+  return new CompactPortableBitsReader(reader);
 }
 
 }  // namespace linebloom::rocksdb_plugin

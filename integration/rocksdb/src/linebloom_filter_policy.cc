@@ -337,7 +337,7 @@ std::optional<FilterOptions> LinebloomFilterPolicy::PlanNewFileFilter(
     const ParseResult parsed = CompactFilterReader::Parse(bytes, &compact, parse_options);
     if (!parsed.ok()) return MalformedFilterReader(contents.size(), ", compact kind", parsed);
     if (compact.num_layers() == 0) return new EmptyFilterBitsReader();
-    return NewCompactBitsReader(compact);
+    return NewCompactBitsReader(compact, bytes);
   }
   FilterReader reader;
   const ParseResult parsed = FilterReader::Parse(bytes, &reader, parse_options);

@@ -1,0 +1,139 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The compact filter's query (compact_layout.h), inline in two forms of the
+// line's answer (compact_planes.h), so that a caller bound to one form (the
+// RocksDB plugin's readers) compiles hashing and answering into one
+// function; the API (compact_query.cc) picks the form per query from the
+// process-wide kernel. Internal header.
+//
+// The common path is straight-line: the first layer's line holds the key
+// (for all but about 4 % of absent keys), and the keys it bumped go on to
+// the next layers in a function of their own. All the answer needs that
+// does not depend on the line (the key's code, its rows and fingerprints
+// for r and for r + 1 planes) comes from the hash alone, so it overlaps the
+// line's cache miss, and the line's metadata byte only selects.
+
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "compact_layout.h"
+#include "compact_planes.h"
+#include "linebloom/compact_filter.h"
+
+namespace linebloom {
+
+struct CompactQuery {
+  // A key's line in the first layer, and its order there.
+  struct Located {
+    const unsigned char* line;
+    uint32_t order;
+  };
+  static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
+    const internal::compact::Slot slot = internal::compact::SlotOf(hash, r.layers_[0].lines);
+    return {r.layers_[0].data + size_t{64} * slot.line, slot.order};
+  }
+  // Whether the line answers the key (the key's order is below its
+  // threshold) rather than having bumped it.
+  static bool Holds(const Located& at) {
+    return at.order < (at.line[internal::compact::kMetaByte] & internal::compact::kThresholdMask);
+  }
+
+  // The line of a later layer that answers a key its first-layer line
+  // bumped; nullptr if every layer bumped it, which a builder never writes:
+  // a damaged filter may match, and the forms' Bumped answer "may match".
+  static const unsigned char* FindBumpedLine(const CompactFilterReader& r, uint64_t hash) {
+    namespace c = internal::compact;
+    for (int layer = 1; layer < r.num_layers_; ++layer) {
+      const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
+      const unsigned char* line = r.layers_[layer].data + size_t{64} * slot.line;
+      if (slot.order < (line[c::kMetaByte] & c::kThresholdMask)) return line;
+    }
+    return nullptr;
+  }
+
+  // The query of a filter with at least one layer, with the line's answer
+  // `Form` (PortableForm, Avx512Form).
+  template <class Form>
+  __attribute__((always_inline)) static bool QueryLayered(const CompactFilterReader& r, uint64_t hash) {
+    const Located at = LocateFirst(r, hash);
+    const internal::compact::KeyCode code = internal::compact::CodeOf(hash);
+    if (__builtin_expect(!Holds(at), 0)) return Form::Bumped(r, hash);
+    return Form::Match(r, at.line, code);
+  }
+  // An empty filter (no layer) holds nothing.
+  template <class Form>
+  __attribute__((always_inline)) static bool Query(const CompactFilterReader& r, uint64_t hash) {
+    if (r.num_layers_ == 0) return false;
+    return QueryLayered<Form>(r, hash);
+  }
+
+  // Up to kBatch keys: every first-layer line is located and prefetched,
+  // then each key is answered from its located line. A filter whose lines
+  // do not start on cache lines (a buffer that is not 64-byte aligned)
+  // has each line across two cache lines, and both are prefetched.
+  //   simple form: for (i < n) out[i] = Query<Form>(r, hashes[i]);
+  static constexpr size_t kBatch = 32;
+  template <class Form>
+  __attribute__((always_inline)) static void Batch(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
+                                                   bool* out) {
+    if (r.num_layers_ == 0) return std::fill(out, out + n, false);
+    const bool straddles = (reinterpret_cast<uintptr_t>(r.layers_[0].data) & 63) != 0;
+    Located at[kBatch];
+    for (size_t i = 0; i < n; ++i) {
+      at[i] = LocateFirst(r, hashes[i]);
+      __builtin_prefetch(at[i].line);
+      if (straddles) __builtin_prefetch(at[i].line + 63);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      out[i] =
+          Holds(at[i]) ? Form::Match(r, at[i].line, internal::compact::CodeOf(hashes[i])) : Form::Bumped(r, hashes[i]);
+    }
+  }
+
+  // The portable form: one plane at a time (AnswerPortable).
+  struct PortableForm {
+    static bool Match(const CompactFilterReader& r, const unsigned char* line, const internal::compact::KeyCode& code) {
+      namespace c = internal::compact;
+      const int extra = line[c::kMetaByte] >> 7;
+      const int planes = r.fingerprint_bits_ + extra;
+      const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
+      // A branch on the filter alone: from kNarrowFromFingerprintBits on,
+      // every line's planes fit one word each.
+      const uint32_t answer = r.fingerprint_bits_ >= c::kNarrowFromFingerprintBits
+                                  ? c::AnswerPortableNarrow(line, row.lo, planes, r.columns_[extra])
+                                  : c::AnswerPortable(line, row, planes, r.columns_[extra]);
+      return answer == c::FingerprintOf(code, planes);
+    }
+    __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
+      const unsigned char* line = FindBumpedLine(r, hash);
+      return line == nullptr || Match(r, line, internal::compact::CodeOf(hash));
+    }
+  };
+
+#if defined(LINEBLOOM_COMPACT_AVX512)
+  // The AVX-512 form (AnswerAvx512Either): the rows and fingerprints of
+  // both plane counts are computed before the line is read; the metadata
+  // byte's extra-plane bit picks one of each without a branch or a load.
+  struct Avx512Form {
+    LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
+                                               const internal::compact::KeyCode& code) {
+      namespace c = internal::compact;
+      const int extra = line[c::kMetaByte] >> 7;
+      const int planes = r.fingerprint_bits_ + extra;
+      const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
+      const uint32_t answer = c::AnswerAvx512ForFilter(line, row, r.fingerprint_bits_, planes);
+      // answer == fingerprint in the low `planes` bits (BZHI clears the rest).
+      return _bzhi_u32(answer ^ c::FingerprintOf(code, planes), static_cast<unsigned>(planes)) == 0;
+    }
+    LINEBLOOM_COMPACT_AVX512 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
+      const unsigned char* line = FindBumpedLine(r, hash);
+      return line == nullptr || Match(r, line, internal::compact::CodeOf(hash));
+    }
+  };
+#endif
+};
+
+}  // namespace linebloom
