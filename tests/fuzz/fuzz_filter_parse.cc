@@ -48,6 +48,9 @@ int CheckIndex(ParseError e) {
     case ParseError::kBadSize: return 7;
     case ParseError::kTooManyBlocks: return 8;
     case ParseError::kChecksumMismatch: return 9;
+    // The compact reader's own checks: a Bloom parse never reports them.
+    case ParseError::kBadFingerprintBits:
+    case ParseError::kBadLayers: return -1;
   }
   return -1;
 }
