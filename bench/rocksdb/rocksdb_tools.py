@@ -136,8 +136,10 @@ def read_text(path):
 
 def tool_next_to_plugin(plugin, name):
     """A tool of the plugin's build tree (PLUGIN is <build>/integration/
-    rocksdb/liblinebloom_rocksdb.so): <build>/bench/rocksdb/NAME, or
-    <build>/integration/rocksdb/tools/NAME where the build puts it there."""
+    rocksdb/liblinebloom_rocksdb.so): <build>/integration/rocksdb/tools/NAME
+    where the build puts it, else <build>/bench/rocksdb/NAME (the tools'
+    place in older build trees, tried second so a stale copy left there is
+    never preferred)."""
     here = os.path.dirname(plugin)
-    places = [os.path.join(here, "..", "..", "bench", "rocksdb", name), os.path.join(here, "tools", name)]
+    places = [os.path.join(here, "tools", name), os.path.join(here, "..", "..", "bench", "rocksdb", name)]
     return next((p for p in places if os.path.exists(p)), places[0])

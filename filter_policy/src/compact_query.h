@@ -8,10 +8,10 @@
 //
 // The common path is straight-line: the first layer's line holds the key
 // (for all but about 4 % of absent keys), and the keys it bumped go on to
-// the next layers in a function of their own. All the answer needs that
-// does not depend on the line (the key's code, its rows and fingerprints
-// for r and for r + 1 planes) comes from the hash alone, so it overlaps the
-// line's cache miss, and the line's metadata byte only selects.
+// the next layers in a function of their own. The key's code (the two
+// mixes of its hash) does not depend on the line, so it overlaps the
+// line's cache miss; the line's metadata byte then picks the plane count
+// and the row mask.
 
 #pragma once
 
@@ -48,10 +48,25 @@ struct CompactQuery {
     namespace c = internal::compact;
     for (int layer = 1; layer < r.num_layers_; ++layer) {
       const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
-      const unsigned char* line = r.layers_[layer].data + size_t{64} * slot.line;
-      if (slot.order < (line[c::kMetaByte] & c::kThresholdMask)) return line;
+      const Located at{r.layers_[layer].data + size_t{64} * slot.line, slot.order};
+      if (Holds(at)) return at.line;
     }
     return nullptr;
+  }
+
+  // What both forms answer with: the line's plane count (r, or r + 1 if its
+  // metadata byte says so), its columns, and the key's row masked to them.
+  struct LineQuery {
+    int planes;
+    int columns;
+    internal::compact::Bits128 row;
+  };
+  __attribute__((always_inline)) static LineQuery LineQueryOf(const CompactFilterReader& r, const unsigned char* line,
+                                                              const internal::compact::KeyCode& code) {
+    namespace c = internal::compact;
+    const int extra = line[c::kMetaByte] >> 7;
+    return {r.fingerprint_bits_ + extra, r.columns_[extra],
+            c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]})};
   }
 
   // The query of a filter with at least one layer, with the line's answer
@@ -97,15 +112,13 @@ struct CompactQuery {
   struct PortableForm {
     static bool Match(const CompactFilterReader& r, const unsigned char* line, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const int extra = line[c::kMetaByte] >> 7;
-      const int planes = r.fingerprint_bits_ + extra;
-      const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
+      const LineQuery q = LineQueryOf(r, line, code);
       // A branch on the filter alone: from kNarrowFromFingerprintBits on,
       // every line's planes fit one word each.
       const uint32_t answer = r.fingerprint_bits_ >= c::kNarrowFromFingerprintBits
-                                  ? c::AnswerPortableNarrow(line, row.lo, planes, r.columns_[extra])
-                                  : c::AnswerPortable(line, row, planes, r.columns_[extra]);
-      return answer == c::FingerprintOf(code, planes);
+                                  ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
+                                  : c::AnswerPortable(line, q.row, q.planes, q.columns);
+      return answer == c::FingerprintOf(code, q.planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
@@ -114,19 +127,17 @@ struct CompactQuery {
   };
 
 #if defined(LINEBLOOM_COMPACT_AVX512)
-  // The AVX-512 form (AnswerAvx512Either): the rows and fingerprints of
-  // both plane counts are computed before the line is read; the metadata
-  // byte's extra-plane bit picks one of each without a branch or a load.
+  // The AVX-512 form (AnswerAvx512ForFilter): the planes in the filter's
+  // fixed number of groups of eight, so nothing branches on the line's
+  // plane count.
   struct Avx512Form {
     LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
                                                const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const int extra = line[c::kMetaByte] >> 7;
-      const int planes = r.fingerprint_bits_ + extra;
-      const c::Bits128 row = c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]});
-      const uint32_t answer = c::AnswerAvx512ForFilter(line, row, r.fingerprint_bits_, planes);
+      const LineQuery q = LineQueryOf(r, line, code);
+      const uint32_t answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, q.planes);
       // answer == fingerprint in the low `planes` bits (BZHI clears the rest).
-      return _bzhi_u32(answer ^ c::FingerprintOf(code, planes), static_cast<unsigned>(planes)) == 0;
+      return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
     LINEBLOOM_COMPACT_AVX512 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ void ExpectSameAnswers(const std::string& bytes, FilterKind kind) {
     matches += any.MayContain(k);
   }
   EXPECT_LT(matches, 20000 / 20);  // a filter, not "may match" for all
+  for (uint64_t h = 1; h < 20000; ++h)
+    EXPECT_EQ(any.MayContainHash(h * 0x9E3779B97F4A7C15u), own.MayContainHash(h * 0x9E3779B97F4A7C15u)) << h;
 }
 
 TEST(AnyFilterReader, ReadsBothKinds) {

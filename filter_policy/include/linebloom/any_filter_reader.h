@@ -17,6 +17,7 @@
 
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <variant>
 
@@ -41,6 +42,12 @@ class AnyFilterReader {
   bool MayContain(std::string_view key) const {
     if (const auto* compact = std::get_if<CompactFilterReader>(&reader_)) return compact->MayContain(key);
     return std::get<FilterReader>(reader_).MayContain(key);
+  }
+
+  // The same for a key's hash (both kinds hash keys alike).
+  bool MayContainHash(uint64_t hash) const {
+    if (const auto* compact = std::get_if<CompactFilterReader>(&reader_)) return compact->MayContainHash(hash);
+    return std::get<FilterReader>(reader_).MayContainHash(hash);
   }
 
   // kBloom or kCompact.

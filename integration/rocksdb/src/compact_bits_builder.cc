@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "key_hash.h"
+#include "linebloom/any_filter_reader.h"
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_format.h"
@@ -35,12 +36,12 @@ double ClampCompactBits(double bits_per_key) {
   return std::clamp(bits_per_key, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
 }
 
-// Empty if `filter` parses with `Reader` and may contain every hash; the
-// problem otherwise.
-template <typename Reader>
-std::string CheckHashesWith(std::string_view filter, const CompactHashes& hashes) {
-  Reader reader;
-  const ParseResult parsed = Reader::Parse(filter, &reader, {.verify_checksum = true});
+// Empty if `filter` (the compact filter, or the Bloom filter a compact
+// build fell back to) parses and may contain every hash; the problem
+// otherwise.
+std::string CheckHashes(std::string_view filter, const CompactHashes& hashes) {
+  AnyFilterReader reader;
+  const ParseResult parsed = AnyFilterReader::Parse(filter, &reader, {.verify_checksum = true});
   if (!parsed.ok()) return std::string("built filter does not parse: ") + parsed.message();
   bool all = true;
   hashes.ForEachSpan([&](std::span<const uint64_t> span) {
@@ -48,12 +49,6 @@ std::string CheckHashesWith(std::string_view filter, const CompactHashes& hashes
   });
   if (!all) return "built filter is missing a key (filter construction corruption)";
   return {};
-}
-
-// The compact filter, or the Bloom filter a compact build fell back to.
-std::string CheckHashes(std::string_view filter, const CompactHashes& hashes) {
-  if (DetectFilterKind(filter) == FilterKind::kCompact) return CheckHashesWith<CompactFilterReader>(filter, hashes);
-  return CheckHashesWith<FilterReader>(filter, hashes);
 }
 
 }  // namespace
