@@ -3,6 +3,7 @@
 #include "linebloom/level_allocator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -55,18 +56,52 @@ const FprGrid& Grid(FilterKind kind) {
   return bloom;
 }
 
-// The grid point (or -1 for "no filter") minimising w FPR(b) + lambda n b.
+// The grid point (or -1 for "no filter") minimising w FPR(b) + lambda n b,
+// the first of equal ones. The grid's bits rise, so once lambda n b alone
+// reaches the best cost no later point can be cheaper (w FPR >= 0, and a
+// rounded sum is at least its larger non-negative term): the scan stops
+// there with the very answer the full scan gives.
 int BestPoint(const FprGrid& grid, double lambda, uint64_t n, double w) {
   int best = -1;
   double best_cost = w;  // no filter: every consulting lookup reads a block, no memory
+  const double price = lambda * static_cast<double>(n);
   for (size_t i = 0; i < grid.bits.size(); ++i) {
-    const double cost = w * grid.fpr[i] + lambda * static_cast<double>(n) * grid.bits[i];
+    const double memory = price * grid.bits[i];
+    if (memory >= best_cost) break;
+    const double cost = w * grid.fpr[i] + memory;
     if (cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(i);
     }
   }
   return best;
+}
+
+// A kind's rate at b: every allocation's bits are grid points (or the
+// uniform average), and a grid point's rate is KindFpr of that very double,
+// so it is read from the grid; any other b is computed once per thread for
+// the last few distinct (kind, b) asked (a uniform allocation asks one b for
+// every run, and a planner asks the same average again and again). Both give
+// exactly KindFpr(kind, b).
+double RateAt(FilterKind kind, double b) {
+  const FprGrid& grid = Grid(kind);
+  const double offset = (b - grid.bits.front()) * kGridPerBit;
+  if (offset >= 0 && offset < static_cast<double>(grid.bits.size())) {
+    const auto i = static_cast<size_t>(std::lround(offset));
+    if (i < grid.bits.size() && grid.bits[i] == b) return grid.fpr[i];
+  }
+  struct Entry {
+    FilterKind kind = FilterKind::kBloom;
+    double bits = -1, fpr = 1;
+  };
+  thread_local std::array<Entry, 8> memo;
+  thread_local size_t next = 0;
+  for (const Entry& e : memo) {
+    if (e.bits == b && e.kind == kind) return e.fpr;
+  }
+  const double fpr = KindFpr(kind, b);
+  memo[next++ % memo.size()] = {kind, b, fpr};
+  return fpr;
 }
 
 // Weight j of `lookup_weights`, per the header's rules: clamped to [0, 1],
@@ -98,7 +133,7 @@ LevelAllocation Score(std::span<const uint64_t> entries, std::span<const double>
     const double b = a.bits_per_key[j];
     const bool bloom = kinds[j] != FilterKind::kCompact;
     a.num_probes.push_back(b > 0 && bloom ? OptimalBlockedProbes(b) : 0);
-    const double fpr = b > 0 ? KindFpr(kinds[j], b) : 1.0;
+    const double fpr = b > 0 ? RateAt(kinds[j], b) : 1.0;
     a.expected_fpr.push_back(entries[j] == 0 ? 0.0 : fpr);
     a.expected_fpr_sum += a.expected_fpr.back();
     a.expected_weighted_fpr_sum += weights[j] * a.expected_fpr.back();
@@ -179,6 +214,9 @@ struct GridRuns {
   std::vector<const FprGrid*> grids;
   std::span<const uint64_t> entries;
   std::vector<double> w;
+  // Per run: its grid's rates never rise with the bits, from at most 1 (no
+  // filter's rate).
+  std::vector<bool> falling;
 
   size_t size() const { return entries.size(); }
   double n(size_t j) const { return static_cast<double>(entries[j]); }
@@ -233,19 +271,38 @@ std::vector<int> LagrangianPoints(const GridRuns& runs, double budget) {
 
 // Tries every grid point for run i, giving run j the most bits the rest of
 // the budget affords; takes the first pair that lowers their weighted cost.
+// Three exact shortcuts leave that first pair as it was:
+//   - run j's most affordable point only falls as run i's rises (i's bits
+//     rise, so the rest left for j falls): it is walked down, not searched;
+//   - a point whose own term w_i FPR_i already reaches the bar cannot lower
+//     the pair (j's term is >= 0), so j's point is not even looked up;
+//   - when j's grid rates never rise with its bits, j's term only grows as
+//     i's point rises, so once it alone reaches the bar nothing later can
+//     lower the pair.
 bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::vector<int>* points) {
   std::vector<int>& p = *points;
   const double others = runs.Used(p) - runs.bits_of(i, p[i]) * runs.n(i) - runs.bits_of(j, p[j]) * runs.n(j);
   const double current = runs.w[i] * runs.fpr_of(i, p[i]) + runs.w[j] * runs.fpr_of(j, p[j]);
+  const double bar = current * (1 - 1e-12);
+  int pj = runs.points(j) - 1;
+  bool walking = false;  // pj is the most affordable point for the last `left`
   for (int pi = -1; pi < runs.points(i); ++pi) {
     const double left = budget - others - runs.bits_of(i, pi) * runs.n(i);
     if (left < 0) break;
-    const int pj = runs.MostAffordable(left, j);
-    if (runs.w[i] * runs.fpr_of(i, pi) + runs.w[j] * runs.fpr_of(j, pj) < current * (1 - 1e-12)) {
+    const double own = runs.w[i] * runs.fpr_of(i, pi);
+    if (own >= bar) continue;
+    if (!walking) {
+      pj = runs.MostAffordable(left, j);
+      walking = true;
+    }
+    while (pj >= 0 && runs.grids[j]->bits[pj] * runs.n(j) > left) --pj;
+    const double theirs = runs.w[j] * runs.fpr_of(j, pj);
+    if (own + theirs < bar) {
       p[i] = pi;
       p[j] = pj;
       return true;
     }
+    if (runs.falling[j] && theirs >= bar) break;
   }
   return false;
 }
@@ -275,8 +332,12 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    std::span<const FilterKind> given_kinds, double average_bits_per_key) {
   const std::vector<FilterKind> kinds = NormalizedKinds(given_kinds, entries_per_run.size());
-  GridRuns runs{{}, entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size())};
-  for (FilterKind kind : kinds) runs.grids.push_back(&Grid(kind));
+  GridRuns runs{{}, entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size()), {}};
+  for (FilterKind kind : kinds) {
+    const FprGrid& grid = Grid(kind);
+    runs.grids.push_back(&grid);
+    runs.falling.push_back(grid.fpr.front() <= 1.0 && std::is_sorted(grid.fpr.rbegin(), grid.fpr.rend()));
+  }
   double total_entries = 0;
   for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
   const double budget = average_bits_per_key * total_entries;

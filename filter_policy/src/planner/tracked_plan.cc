@@ -72,7 +72,7 @@ bool IsTracked(const TrackedTree& tree) {
   if (!tree.HasShape() || tree.deepest <= tree.shallowest) return false;
   auto it = tree.live.find(tree.deepest);
   return it != tree.live.end() && it->second.size() >= kTrackedMinFiles &&
-         tree.Coverage(tree.deepest) >= kTrackedCoverage;
+         tree.CoverageAtLeast(tree.deepest, kTrackedCoverage);
 }
 
 std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const PlannerOptions& options,

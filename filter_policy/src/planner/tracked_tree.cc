@@ -3,6 +3,7 @@
 #include "linebloom/planner/tracked_tree.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "key_space.h"
@@ -10,6 +11,10 @@
 
 namespace linebloom::planner {
 namespace {
+
+// The unit roundoff of double: a sum rounds to within this fraction of its
+// exact value.
+constexpr double kUnitRoundoff = 0x1p-53;
 
 // The first live file of `files` (by smallest key) that may overlap a range
 // starting at `smallest`: the one before it, if that one reaches it.
@@ -35,10 +40,17 @@ void TrackedTree::WidenKeySpace(std::string_view file_smallest, std::string_view
     any_filter = true;
     smallest.assign(file_smallest);
     largest.assign(file_largest);
+    coverage_memo.clear();
+    coverage_running.clear();
     return;
   }
-  if (file_smallest < std::string_view(smallest)) smallest.assign(file_smallest);
-  if (file_largest > std::string_view(largest)) largest.assign(file_largest);
+  const bool lower = file_smallest<std::string_view(smallest), higher = file_largest> std::string_view(largest);
+  if (lower) smallest.assign(file_smallest);
+  if (higher) largest.assign(file_largest);
+  if (lower || higher) {
+    coverage_memo.clear();
+    coverage_running.clear();  // every fraction changes with the space
+  }
 }
 
 void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
@@ -71,13 +83,26 @@ void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::s
 void TrackedTree::RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
                              uint64_t bytes) {
   LiveLevel& files = live[level];
+  coverage_memo.erase(level);
+  auto running = coverage_running.find(level);
+  const KeySpace space(smallest, largest);
+  if (running != coverage_running.end() && !space.HasWidth()) {
+    coverage_running.erase(running);
+    running = coverage_running.end();
+  }
   auto it = FirstOverlapCandidate(files, file_smallest);
-  while (it != files.end() && std::string_view(it->first) <= file_largest) it = files.erase(it);
+  while (it != files.end() && std::string_view(it->first) <= file_largest) {
+    if (running != coverage_running.end()) running->second.Remove(space.Fraction(it->first, it->second.largest));
+    it = files.erase(it);
+  }
   files.emplace(std::string(file_smallest), Live{std::string(file_largest), keys, bytes});
+  if (running != coverage_running.end()) running->second.Add(space.Fraction(file_smallest, file_largest));
 }
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
   live.clear();
+  coverage_memo.clear();
+  coverage_running.clear();
   for (const TrackedFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
     WidenKeySpace(file.smallest, file.largest);
@@ -98,11 +123,45 @@ bool TrackedTree::Pinned(int level, std::string_view file_smallest, std::string_
 double TrackedTree::Coverage(int level) const {
   auto it = live.find(level);
   if (it == live.end() || it->second.empty()) return 0;
+  if (auto memo = coverage_memo.find(level); memo != coverage_memo.end()) return memo->second;
   const KeySpace space(smallest, largest);
   if (!space.HasWidth()) return 1;
   double sum = 0;
   for (const auto& [file_smallest, file] : it->second) sum += space.Fraction(file_smallest, file.largest);
-  return std::min(sum, 1.0);
+  // Summing n terms in [0, 1] in order rounds by at most (n - 1) u times
+  // their sum (u = 2^-53, each partial sum within u of exact); twice that
+  // bounds the running sum's start.
+  coverage_running[level] = {sum, 2 * kUnitRoundoff * static_cast<double>(it->second.size()) * (sum + 1)};
+  return coverage_memo[level] = std::min(sum, 1.0);
+}
+
+bool TrackedTree::CoverageAtLeast(int level, double threshold) const {
+  auto files = live.find(level);
+  auto running = coverage_running.find(level);
+  // A running error this large would void the bound on Coverage's sum below.
+  const bool usable = files != live.end() && !coverage_memo.contains(level) && running != coverage_running.end() &&
+                      running->second.error < 0x1p-20 && threshold <= 1;
+  if (usable) {
+    // Coverage's own sum is within n u (sum + 1) of the exact one, the
+    // running sum within its error: beyond both, the answer is certain
+    // (and min(x, 1) >= threshold is x >= threshold for threshold <= 1).
+    const RunningCoverage& r = running->second;
+    const double n = static_cast<double>(files->second.size());
+    const double margin = 2 * (r.error + kUnitRoundoff * n * (r.sum + 1));
+    if (r.sum - margin >= threshold) return true;
+    if (r.sum + margin < threshold) return false;
+  }
+  return Coverage(level) >= threshold;
+}
+
+void TrackedTree::RunningCoverage::Add(double fraction) {
+  error += 2 * kUnitRoundoff * (std::abs(sum) + fraction);
+  sum += fraction;
+}
+
+void TrackedTree::RunningCoverage::Remove(double fraction) {
+  error += 2 * kUnitRoundoff * (std::abs(sum) + fraction);
+  sum -= fraction;
 }
 
 std::vector<TrackedFile> TrackedTree::LiveFiles() const {

@@ -61,6 +61,22 @@ struct TrackedTree {
   std::map<int, LiveLevel> live;             // by level >= 1
   double key_bytes = 0, key_samples = 0;     // for the mean key length
   uint64_t observations = 0;                 // filters recorded
+  // Every file of the tree asks whether the deepest level covers enough of
+  // the key space (IsTracked): Coverage sums over all of that level's live
+  // files, and each file built there changes one term. So each level keeps
+  // the sum as Coverage last computed it (exact, until its files or the
+  // key space change) and a running sum that each recorded file updates,
+  // with a bound on its rounding: CoverageAtLeast answers from the running
+  // sum when the bound leaves no doubt, else from Coverage. Emptied (a
+  // level, or all) by the members that change the files or the key space.
+  struct RunningCoverage {
+    double sum = 0;    // the live files' fractions, added and removed one by one
+    double error = 0;  // at least |sum - the fractions' exact sum|
+    void Add(double fraction);
+    void Remove(double fraction);
+  };
+  mutable std::map<int, double> coverage_memo;
+  mutable std::map<int, RunningCoverage> coverage_running;
 
   bool HasShape() const { return shallowest >= 0; }
   size_t NumRuns() const { return static_cast<size_t>(deepest - shallowest + 2); }
@@ -90,6 +106,8 @@ struct TrackedTree {
   bool Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const;
   // The fraction of the key space the live files of `level` span, at most 1.
   double Coverage(int level) const;
+  // Coverage(level) >= threshold, mostly without summing the level's files.
+  bool CoverageAtLeast(int level, double threshold) const;
   // Mean length of the keys seen, `fallback` before any.
   double MeanKeyBytes(double fallback) const { return key_samples > 0 ? key_bytes / key_samples : fallback; }
   // The live files, by level then smallest key.
