@@ -167,13 +167,14 @@ std::optional<double> LevelPlanner::BitsAtFinish(const std::string& tree, int le
   MutexLock lock(&mutex_);
   auto found = trees_.find(tree);
   if (found == trees_.end()) return std::nullopt;
-  const TreeState& state = found->second;
+  TreeState& state = found->second;
   if (!state.tree.Pinned(level, smallest, largest) || !IsTracked(state.tree)) return std::nullopt;
-  // The plan with this file recorded, as ObserveFilter will record it.
-  TrackedTree with_file = state.tree;
-  with_file.WidenKeySpace(smallest, largest);
-  with_file.RecordLive(level, smallest, largest, keys, FilterBytesFor(keys, options_.average_bits_per_key));
-  const std::optional<TrackedPlan> plan = PlanTrackedTree(with_file, options_, state.cache, /*move_safe=*/false);
+  // The plan with this file recorded, as ObserveFilter will record it; then
+  // the tree as it was.
+  TrackedTree::Trial trial =
+      state.tree.BeginTrial(level, smallest, largest, keys, FilterBytesFor(keys, options_.average_bits_per_key));
+  const std::optional<TrackedPlan> plan = PlanTrackedTree(state.tree, options_, state.cache, /*move_safe=*/false);
+  state.tree.EndTrial(std::move(trial));
   if (!plan) return std::nullopt;
   const double bits = plan->bits_per_key[state.tree.RunOfLevel(level)];
   if (bits <= 0) return std::nullopt;

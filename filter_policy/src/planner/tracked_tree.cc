@@ -28,6 +28,33 @@ auto FirstOverlapCandidate(Files& files, std::string_view smallest) {
   return it;
 }
 
+// RecordLive, handing the replaced files' nodes to `replaced` if given
+// (else they are freed).
+void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_smallest, std::string_view file_largest,
+                       uint64_t keys, uint64_t bytes, std::vector<TrackedTree::LiveLevel::node_type>* replaced) {
+  TrackedTree::LiveLevel& files = tree.live[level];
+  tree.coverage_memo.erase(level);
+  auto running = tree.coverage_running.find(level);
+  const KeySpace space(tree.smallest, tree.largest);
+  if (running != tree.coverage_running.end() && !space.HasWidth()) {
+    tree.coverage_running.erase(running);
+    running = tree.coverage_running.end();
+  }
+  auto it = FirstOverlapCandidate(files, file_smallest);
+  while (it != files.end() && std::string_view(it->first) <= file_largest) {
+    if (running != tree.coverage_running.end()) {
+      running->second.Remove(space.Fraction(it->first, it->second.largest));
+    }
+    if (replaced == nullptr) {
+      it = files.erase(it);
+    } else {
+      replaced->push_back(files.extract(it++));
+    }
+  }
+  files.emplace(std::string(file_smallest), TrackedTree::Live{std::string(file_largest), keys, bytes});
+  if (running != tree.coverage_running.end()) running->second.Add(space.Fraction(file_smallest, file_largest));
+}
+
 }  // namespace
 
 void TrackedTree::SeeLevel(int level) {
@@ -82,21 +109,38 @@ void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::s
 
 void TrackedTree::RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
                              uint64_t bytes) {
-  LiveLevel& files = live[level];
-  coverage_memo.erase(level);
-  auto running = coverage_running.find(level);
-  const KeySpace space(smallest, largest);
-  if (running != coverage_running.end() && !space.HasWidth()) {
-    coverage_running.erase(running);
-    running = coverage_running.end();
+  RecordLiveKeeping(*this, level, file_smallest, file_largest, keys, bytes, nullptr);
+}
+
+TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smallest, std::string_view file_largest,
+                                           uint64_t keys, uint64_t bytes) {
+  Trial trial;
+  trial.level = level;
+  trial.new_level = !live.contains(level);
+  trial.any_filter = any_filter;
+  trial.smallest = smallest;
+  trial.largest = largest;
+  trial.added.assign(file_smallest);
+  trial.coverage_memo = coverage_memo;
+  trial.coverage_running = coverage_running;
+  WidenKeySpace(file_smallest, file_largest);
+  RecordLiveKeeping(*this, level, file_smallest, file_largest, keys, bytes, &trial.replaced);
+  return trial;
+}
+
+void TrackedTree::EndTrial(Trial trial) {
+  if (trial.new_level) {
+    live.erase(trial.level);
+  } else {
+    LiveLevel& files = live[trial.level];
+    files.erase(trial.added);
+    for (LiveLevel::node_type& node : trial.replaced) files.insert(std::move(node));
   }
-  auto it = FirstOverlapCandidate(files, file_smallest);
-  while (it != files.end() && std::string_view(it->first) <= file_largest) {
-    if (running != coverage_running.end()) running->second.Remove(space.Fraction(it->first, it->second.largest));
-    it = files.erase(it);
-  }
-  files.emplace(std::string(file_smallest), Live{std::string(file_largest), keys, bytes});
-  if (running != coverage_running.end()) running->second.Add(space.Fraction(file_smallest, file_largest));
+  any_filter = trial.any_filter;
+  smallest = std::move(trial.smallest);
+  largest = std::move(trial.largest);
+  coverage_memo = std::move(trial.coverage_memo);
+  coverage_running = std::move(trial.coverage_running);
 }
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {

@@ -97,6 +97,25 @@ struct TrackedTree {
   // inputs of the compaction that wrote it).
   void RecordLive(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
                   uint64_t bytes);
+
+  // A file recorded for a trial plan only (LevelPlanner::BitsAtFinish): the
+  // tree as it was, less what it can take back whole. The live files the
+  // file replaced are kept as map nodes and reinserted, so a trial neither
+  // copies the tree nor allocates per live file.
+  struct Trial {
+    int level = 0;
+    bool new_level = false;  // the level had no live entry before
+    bool any_filter = false;
+    std::string smallest, largest, added;
+    std::vector<LiveLevel::node_type> replaced;
+    std::map<int, double> coverage_memo;
+    std::map<int, RunningCoverage> coverage_running;
+  };
+  // Records the file as WidenKeySpace and then RecordLive would.
+  Trial BeginTrial(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
+                   uint64_t bytes);
+  // Puts the tree back as it was before BeginTrial returned `trial`.
+  void EndTrial(Trial trial);
   // Replaces the live files by `files` (levels >= 1 with filter entries).
   void ReplaceLive(std::span<const TrackedFile> files);
 
