@@ -115,7 +115,7 @@ TEST(CompactParse, BadMagic) {
 }
 
 TEST(CompactParse, UnsupportedVersion) {
-  for (int version : {0, 1, 2, 4, 255}) {
+  for (int version : {0, 1, 2, 5, 255}) {
     std::string bytes = CompactFilter(50);
     TrailerByte(bytes, 7) = static_cast<char>(version);
     Reseal(bytes);
@@ -292,7 +292,7 @@ std::string BloomFilter(size_t lead) {
   return builder.Finish();
 }
 
-// Versions 1 and 2 are the Bloom reader's, version 3 the compact reader's;
+// Versions 1 and 2 are the Bloom reader's, versions 3 and 4 the compact reader's;
 // each rejects the other's as a version it does not know.
 TEST(CompactFormatVersions, EachReaderRejectsTheOtherKind) {
   const std::string compact = CompactFilter(2000);
@@ -309,7 +309,7 @@ TEST(CompactFormatVersions, EachReaderRejectsTheOtherKind) {
   EXPECT_EQ(DetectFilterKind(compact), FilterKind::kCompact);
 }
 
-// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3
+// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3 and 4
 // compact, anything else (and bytes too short for a trailer, or whose
 // trailer lacks the magic) unknown. It does not validate the rest.
 TEST(CompactFormatVersions, DetectFilterKind) {
@@ -318,7 +318,7 @@ TEST(CompactFormatVersions, DetectFilterKind) {
   for (int version = 0; version < 256; ++version) {
     std::string b = good;
     TrailerByte(b, 7) = static_cast<char>(version);
-    const FilterKind expected = version == 3                   ? FilterKind::kCompact
+    const FilterKind expected = version == 3 || version == 4   ? FilterKind::kCompact
                                 : version == 1 || version == 2 ? FilterKind::kBloom
                                                                : FilterKind::kUnknown;
     EXPECT_EQ(DetectFilterKind(b), expected) << version;
