@@ -180,7 +180,8 @@ TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
 // a small one, and any with align_blocks=false, is version 3.
 TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(16, -1));
-  const std::vector<std::string> keys = KeysFrom(0, 600000);  // 16 bits each: 1.2 MiB
+  // The policy's 16 Bloom bits per key are about 11.5 compact bits: 1.1 MiB.
+  const std::vector<std::string> keys = KeysFrom(0, 800000);
   std::vector<std::string_view> views(keys.begin(), keys.end());
   for (size_t offset : {16u, 0u, 40u}) {
     auto allocator = std::make_shared<OffsetAllocator>(offset);
@@ -207,7 +208,7 @@ TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
 
 TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterIsVersion3) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> small_policy(NewLinebloomFilterPolicy(16, -1));
-  const std::vector<std::string> keys = KeysFrom(0, 600000);
+  const std::vector<std::string> keys = KeysFrom(0, 800000);
   std::vector<std::string_view> views(keys.begin(), keys.end());
   const PolicyFilter small = BuildPolicyFilter(*small_policy, std::span(views).first(10000));
   ASSERT_EQ(DetectFilterKind(small.bytes()), FilterKind::kCompact);

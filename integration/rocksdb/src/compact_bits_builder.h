@@ -30,7 +30,8 @@ namespace linebloom::rocksdb_plugin {
 // and each layer rounds up to a whole line. So: 1/64 more lines than the
 // mean, kSlackLines lines for the rounding, the layer table (4 bytes per
 // layer, at most 8 layers) and the trailer. 16 (the trailer alone) for no
-// entries.
+// entries. Lead bytes (at most 63, and only on filters of 1 MiB or more,
+// whose 1/64 margin is 256 lines or more) fit in the margin.
 size_t CompactBytesBound(size_t num_entries, double bits_per_key);
 // The most entries whose bound fits in `bytes`; 0 when not even one does.
 size_t CompactEntriesWithin(size_t bytes, double bits_per_key);
