@@ -8,7 +8,8 @@
 // the ones compact_golden_test pins for that filter, and the reader
 // answers as the independent model (tests/support/reference_compact.h) on
 // every stored key and the first absent queries, from memory at every
-// offset to a cache line (single and batch paths). As for version 3, a
+// offset to a cache line (every 16th for the largest case; single and
+// batch paths). As for version 3, a
 // mismatch of a golden value means the format changed.
 
 #include <gtest/gtest.h>
