@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -204,8 +205,9 @@ size_t ReservedLineBytes(size_t num_keys, double keys_per_line) {
   return size_t{kLineBytes} * lines;
 }
 
+// The checksum covers the filter from `begin` on, its lead bytes included.
 void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const CompactShape& shape, uint32_t seed,
-                          size_t begin, FilterSink* out) {
+                          size_t begin, size_t lead_bytes, FilterSink* out) {
   size_t at = out->size();
   char* data = out->Resize(at + 4 * layer_lines.size() + kFilterTrailerBytes);
   for (uint32_t lines : layer_lines) {
@@ -216,19 +218,22 @@ void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Compac
   t.seed = seed;
   t.num_probes = static_cast<uint8_t>(shape.fingerprint_bits);
   t.hash_scheme = kHashSchemeCompact;
-  t.lead_bytes = static_cast<uint8_t>(layer_lines.size());
-  t.version = kFormatVersionCompact;
+  t.lead_bytes = static_cast<uint8_t>(layer_lines.size());  // byte 6: M
+  t.version = lead_bytes > 0 ? kFormatVersionCompactWithLead : kFormatVersionCompact;
   EncodeTrailer(t, reinterpret_cast<unsigned char*>(data + begin), at - begin);
 }
 
 }  // namespace
 
 bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32_t seed, int max_layers,
-                        FilterSink* out) {
+                        size_t lead_bytes, FilterSink* out) {
   const size_t begin = out->size();
   if (!hashes.empty()) {
-    out->Reserve(begin + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 4 * kMaxLayers + kFilterTrailerBytes);
+    out->Reserve(begin + lead_bytes + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 4 * kMaxLayers +
+                 kFilterTrailerBytes);
   }
+  // A sink's new bytes need not be zero (a new[] buffer).
+  std::memset(out->Resize(begin + lead_bytes) + begin, 0, lead_bytes);
   Scratch scratch;
   std::vector<uint32_t> layer_lines;
   for (size_t keys = hashes.size(); keys > 0;) {
@@ -243,7 +248,7 @@ bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32
                .Build(reinterpret_cast<unsigned char*>(data + at));
     layer_lines.push_back(lines);
   }
-  WriteTableAndTrailer(layer_lines, shape, seed, begin, out);
+  WriteTableAndTrailer(layer_lines, shape, seed, begin, lead_bytes, out);
   return true;
 }
 

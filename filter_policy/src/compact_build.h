@@ -25,11 +25,13 @@ class FilterSink {
   virtual char* Resize(size_t bytes) = 0;
 };
 
-// Appends the compact filter of `hashes` to `out`: layer after layer until
-// no key is bumped, then the layer table and the trailer. False, with `out`
-// as it was, if keys are still bumped after `max_layers` layers. Either way
-// `hashes` holds the same hashes after as before, in another order.
+// Appends the compact filter of `hashes` to `out`: `lead_bytes` zero bytes
+// (at most kMaxLeadBytes; format version 4 when not 0, else 3), layer after
+// layer until no key is bumped, then the layer table and the trailer. False,
+// with `out` as it was, if keys are still bumped after `max_layers` layers.
+// Either way `hashes` holds the same hashes after as before, in another
+// order.
 bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32_t seed, int max_layers,
-                        FilterSink* out);
+                        size_t lead_bytes, FilterSink* out);
 
 }  // namespace linebloom::internal::compact

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "compact_build.h"
@@ -23,7 +24,8 @@ FilterKind DetectFilterKind(std::string_view bytes) {
   switch (internal::DecodeTrailer(bytes).version) {
     case internal::kFormatVersion:
     case internal::kFormatVersionWithLead: return FilterKind::kBloom;
-    case internal::kFormatVersionCompact: return FilterKind::kCompact;
+    case internal::kFormatVersionCompact:
+    case internal::kFormatVersionCompactWithLead: return FilterKind::kCompact;
     default: return FilterKind::kUnknown;
   }
 }
@@ -39,6 +41,11 @@ void CompactFilterBuilder::AddHash(uint64_t hash) {
 
 void CompactFilterBuilder::SetBitsPerKey(double bits_per_key) { options_.bits_per_key = bits_per_key; }
 
+void CompactFilterBuilder::SetLeadBytes(size_t lead_bytes) {
+  if (lead_bytes > kMaxLeadBytes) throw std::invalid_argument("CompactFilterBuilder: more than 63 lead bytes");
+  lead_bytes_ = lead_bytes;
+}
+
 size_t CompactFilterBuilder::EstimatedSize() const {
   if (hashes_.empty()) return kFilterTrailerBytes;
   CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size());
@@ -46,7 +53,7 @@ size_t CompactFilterBuilder::EstimatedSize() const {
   size_t first = CompactFirstLayerLines(hashes_.size(), shape.keys_per_line);
   size_t rest =
       CompactFirstLayerLines(static_cast<size_t>(e.bumped_key_share * hashes_.size()) + 1, shape.keys_per_line);
-  return 64 * (first + rest) + 8 + kFilterTrailerBytes;
+  return lead_bytes_ + 64 * (first + rest) + 8 + kFilterTrailerBytes;
 }
 
 namespace {
@@ -90,17 +97,22 @@ class BufferSink final : public internal::compact::FilterSink {
 };
 
 // The compact filter of `hashes`, or the Bloom filter of the same bits per
-// key if the layers run out; `*fallback_reason` says which.
-void BuildInto(CompactHashes& hashes, const FilterOptions& options, int max_layers, internal::compact::FilterSink* out,
-               std::string* fallback_reason) {
+// key if the layers run out; `*fallback_reason` says which. Either gets
+// `lead_bytes`, unless there are no keys.
+void BuildInto(CompactHashes& hashes, const FilterOptions& options, int max_layers, size_t lead_bytes,
+               internal::compact::FilterSink* out, std::string* fallback_reason) {
   fallback_reason->clear();
   const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size());
-  if (hashes.empty()) max_layers = internal::compact::kMaxLayers;
-  if (internal::compact::BuildCompactFilter(hashes, shape, options.seed, max_layers, out)) return;
+  if (hashes.empty()) {
+    max_layers = internal::compact::kMaxLayers;
+    lead_bytes = 0;
+  }
+  if (internal::compact::BuildCompactFilter(hashes, shape, options.seed, max_layers, lead_bytes, out)) return;
   *fallback_reason = "compact filter: keys still bumped after the last layer; wrote a Bloom filter";
   FilterOptions bloom = options;
   bloom.num_probes = 0;
   FilterBuilder builder(bloom);
+  builder.SetLeadBytes(lead_bytes);
   // Every hash counts as a key, as in the compact filter: the build's order
   // may have made two repeats of a key adjacent, which the order they were
   // added in did not.
@@ -119,14 +131,14 @@ void CompactFilterBuilder::ResetHashes() {
 std::string CompactFilterBuilder::Finish() {
   std::string out;
   StringSink sink(&out);
-  BuildInto(hashes_, options_, max_layers_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   return out;
 }
 
 std::unique_ptr<char[]> CompactFilterBuilder::FinishBuffer(size_t* size) {
   BufferSink sink;
-  BuildInto(hashes_, options_, max_layers_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   *size = sink.size();
   return sink.Release();
@@ -139,7 +151,8 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
   const internal::Trailer t = internal::DecodeTrailer(bytes);
-  if (t.version != internal::kFormatVersionCompact) return fail(ParseError::kUnsupportedVersion);
+  const bool has_lead = t.version == internal::kFormatVersionCompactWithLead;
+  if (t.version != internal::kFormatVersionCompact && !has_lead) return fail(ParseError::kUnsupportedVersion);
   if (t.hash_scheme != internal::kHashSchemeCompact) return fail(ParseError::kBadHashScheme);
   if (t.num_probes < c::kMinFingerprintBits || t.num_probes > c::kMaxFingerprintBits) {
     return fail(ParseError::kBadFingerprintBits);
@@ -155,11 +168,17 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
     if (lines == 0) return fail(ParseError::kBadLayers);
     total_lines += lines;
   }
-  if (total_lines * 64 != bytes.size() - kFilterTrailerBytes - table) return fail(ParseError::kBadSize);
+  // The lines end where the table starts; what is before them is the lead
+  // (at most 8 (2^32 - 1) lines: 64 times that fits in 64 bits).
+  const uint64_t after_lead = total_lines * 64 + table + kFilterTrailerBytes;
+  if (bytes.size() < after_lead) return fail(ParseError::kBadSize);
+  const size_t lead = bytes.size() - after_lead;
+  if (lead != 0 && !has_lead) return fail(ParseError::kBadSize);
+  if (lead > kMaxLeadBytes) return fail(ParseError::kBadLeadBytes);
   if (options.verify_checksum && internal::StoredChecksum(bytes) != internal::ComputeChecksum(bytes)) {
     return fail(ParseError::kChecksumMismatch);
   }
-  const unsigned char* data = reinterpret_cast<const unsigned char*>(bytes.data());
+  const unsigned char* data = reinterpret_cast<const unsigned char*>(bytes.data()) + lead;
   for (size_t i = 0; i < layers; ++i) {
     uint32_t lines = DecodeFixed32(table_start + 4 * i);
     reader->layers_[i] = {data, lines};

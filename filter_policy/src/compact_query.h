@@ -86,9 +86,13 @@ struct CompactQuery {
   }
 
   // Up to kBatch keys: every first-layer line is located and prefetched,
-  // then each key is answered from its located line. A filter whose lines
-  // do not start on cache lines (a buffer that is not 64-byte aligned)
-  // has each line across two cache lines, and both are prefetched.
+  // then each key is answered from its located line. The lines start on
+  // cache lines where the filter's lead bytes (format version 4) fit the
+  // memory it was read into, and each is one cache line, one prefetch;
+  // where they do not (a version-3 filter in a buffer that is not 64-byte
+  // aligned, such as RocksDB's new[] one), each line spans two cache lines,
+  // and both are prefetched. The test is on layer 0's address, once per
+  // batch (Parse has located the lines after the lead).
   //   simple form: for (i < n) out[i] = Query<Form>(r, hashes[i]);
   static constexpr size_t kBatch = 32;
   template <class Form>

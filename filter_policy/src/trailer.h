@@ -33,6 +33,10 @@ inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
 // Version 3 is the compact filter (compact_layout.h): byte 4 holds its
 // fingerprint bits r, byte 5 its hash scheme, byte 6 its number of layers.
 inline constexpr uint8_t kFormatVersionCompact = 3;
+// Version 4 is version 3 after a run of zero bytes (CompactFilterBuilder::
+// SetLeadBytes). Its trailer is version 3's: the layer table fixes the
+// bytes of the lines, so the lead is what the filter holds before them.
+inline constexpr uint8_t kFormatVersionCompactWithLead = 4;
 inline constexpr uint8_t kHashSchemeCompact = 2;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
 

@@ -36,8 +36,9 @@ std::string AbsentKey(uint64_t i) { return "absent" + std::to_string(i); }
 
 // A filter of `n` keys "key<i>": at 6 bits per key, 2,000 keys take two
 // layers.
-std::string CompactFilter(size_t n, double bits_per_key = 6, uint32_t seed = 7) {
+std::string CompactFilter(size_t n, double bits_per_key = 6, uint32_t seed = 7, size_t lead = 0) {
   CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = seed});
+  builder.SetLeadBytes(lead);
   for (size_t i = 0; i < n; ++i) builder.AddKey(Key(i));
   return builder.Finish();
 }
@@ -115,7 +116,7 @@ TEST(CompactParse, BadMagic) {
 }
 
 TEST(CompactParse, UnsupportedVersion) {
-  for (int version : {0, 1, 2, 4, 255}) {
+  for (int version : {0, 1, 2, 5, 255}) {
     std::string bytes = CompactFilter(50);
     TrailerByte(bytes, 7) = static_cast<char>(version);
     Reseal(bytes);
@@ -219,22 +220,24 @@ TEST(CompactParse, EveryTruncationFails) {
 }
 
 // Any single flipped bit fails with the checksum on: the first check the
-// model finds broken, which is the checksum for a bit of the lines, the
-// seed or the checksum itself.
+// model finds broken, which is the checksum for a bit of the lead (format
+// version 4), the lines, the seed or the checksum itself.
 TEST(CompactParse, EveryBitFlipFailsWithTheChecksumOn) {
-  const std::string good = CompactFilter(300, 10);
-  for (size_t bit = 0; bit < 8 * good.size(); ++bit) {
-    std::string b = good;
-    b[bit / 8] ^= static_cast<char>(1 << (bit % 8));
-    CompactFilterReader reader;
-    const ParseResult result = CompactFilterReader::Parse(b, &reader);
-    ASSERT_FALSE(result.ok()) << "bit " << bit;
-    ASSERT_EQ(result.error, model::ExpectedParseError(b, true)) << "bit " << bit;
-    ASSERT_EQ(DetectFilterKind(b), model::ExpectedKind(b)) << "bit " << bit;
-    const size_t lines_end = good.size() - kTrailer - 4 * static_cast<size_t>(good[good.size() - 10]);
-    const size_t byte = bit / 8, trailer = good.size() - kTrailer;
-    if (byte < lines_end || (byte >= trailer && byte < trailer + 4) || byte >= trailer + 12) {
-      EXPECT_EQ(result.error, ParseError::kChecksumMismatch) << "bit " << bit;
+  for (size_t lead : {0, 48}) {
+    const std::string good = CompactFilter(300, 10, 7, lead);
+    for (size_t bit = 0; bit < 8 * good.size(); ++bit) {
+      std::string b = good;
+      b[bit / 8] ^= static_cast<char>(1 << (bit % 8));
+      CompactFilterReader reader;
+      const ParseResult result = CompactFilterReader::Parse(b, &reader);
+      ASSERT_FALSE(result.ok()) << "bit " << bit << ", lead " << lead;
+      ASSERT_EQ(result.error, model::ExpectedParseError(b, true)) << "bit " << bit << ", lead " << lead;
+      ASSERT_EQ(DetectFilterKind(b), model::ExpectedKind(b)) << "bit " << bit;
+      const size_t lines_end = good.size() - kTrailer - 4 * static_cast<size_t>(good[good.size() - 10]);
+      const size_t byte = bit / 8, trailer = good.size() - kTrailer;
+      if (byte < lines_end || (byte >= trailer && byte < trailer + 4) || byte >= trailer + 12) {
+        EXPECT_EQ(result.error, ParseError::kChecksumMismatch) << "bit " << bit << ", lead " << lead;
+      }
     }
   }
 }
@@ -292,7 +295,7 @@ std::string BloomFilter(size_t lead) {
   return builder.Finish();
 }
 
-// Versions 1 and 2 are the Bloom reader's, version 3 the compact reader's;
+// Versions 1 and 2 are the Bloom reader's, versions 3 and 4 the compact reader's;
 // each rejects the other's as a version it does not know.
 TEST(CompactFormatVersions, EachReaderRejectsTheOtherKind) {
   const std::string compact = CompactFilter(2000);
@@ -309,7 +312,7 @@ TEST(CompactFormatVersions, EachReaderRejectsTheOtherKind) {
   EXPECT_EQ(DetectFilterKind(compact), FilterKind::kCompact);
 }
 
-// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3
+// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3 and 4
 // compact, anything else (and bytes too short for a trailer, or whose
 // trailer lacks the magic) unknown. It does not validate the rest.
 TEST(CompactFormatVersions, DetectFilterKind) {
@@ -318,7 +321,7 @@ TEST(CompactFormatVersions, DetectFilterKind) {
   for (int version = 0; version < 256; ++version) {
     std::string b = good;
     TrailerByte(b, 7) = static_cast<char>(version);
-    const FilterKind expected = version == 3                   ? FilterKind::kCompact
+    const FilterKind expected = version == 3 || version == 4   ? FilterKind::kCompact
                                 : version == 1 || version == 2 ? FilterKind::kBloom
                                                                : FilterKind::kUnknown;
     EXPECT_EQ(DetectFilterKind(b), expected) << version;

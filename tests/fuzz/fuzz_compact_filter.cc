@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Differential fuzz target for the compact filter (format version 3),
+// Differential fuzz target for the compact filter (format versions 3 and 4),
 // against the independent model of docs/FORMAT.md
 // (tests/support/reference_compact.h). The first input byte picks one of:
 //  (a) even: the rest of the input is a filter, as read from a damaged or
@@ -13,13 +13,16 @@
 //      the input answers what the model answers.
 //  (b) odd: the rest is a key set (fuzzer keys and raw hashes, plus bulk
 //      hashes), a bits-per-key setting (NaN, +-inf and out-of-range values
-//      included), a seed and a layer limit. The target builds the filter
+//      included), a seed, a layer limit and lead bytes (0..63, from the
+//      seed's high bits, so that the corpus keeps its meaning). The target
+//      builds the filter
 //      and checks: no stored key is ever answered "no" by any path, or by
 //      the model; the reader answers as the model on absent keys; the
 //      layer table and r are what FORMAT.md says the builder writes
 //      (CompactShapeFor, ceil(n_i / lambda) per layer), and the bits after
-//      the planes are 0; a reused builder writes the same bytes; a build
-//      over the layer limit is a Bloom filter of the same keys.
+//      the planes are 0; the lead is L zero bytes and the version 4 iff
+//      L > 0; a reused builder writes the same bytes; a build over the
+//      layer limit is a Bloom filter of the same keys.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -124,7 +127,7 @@ void CheckBytesAsFilter(std::string_view bytes) {
   if (kind == FilterKind::kCompact) {
     FilterReader bloom;
     FUZZ_CHECK(FilterReader::Parse(bytes, &bloom, {.verify_checksum = false}).error == ParseError::kUnsupportedVersion,
-               "the Bloom reader rejects version 3");
+               "the Bloom reader rejects versions 3 and 4");
   }
   if (!ok_unchecked) return;
   model::Filter f;
@@ -145,6 +148,7 @@ struct Case {
   double bits_per_key = 0;
   uint32_t seed = 0;
   int max_layers = 8;
+  size_t lead = 0;
   std::vector<Entry> inserted;
   std::vector<std::string> probes;
   uint64_t absent_state = 0;  // for absent raw hashes
@@ -156,6 +160,8 @@ Case ReadCase(FuzzedDataProvider& in) {
   c.seed = in.ConsumeIntegral<uint32_t>();
   const uint8_t layers = in.ConsumeIntegral<uint8_t>();
   if (layers < 32) c.max_layers = 1 + layers % 8;
+  // Half the builds without lead (version 3), half with 0..63 lead bytes.
+  if ((c.seed >> 31) != 0) c.lead = (c.seed >> 24) % 64;
   // Bulk hashes: filters of several lines and layers without a large input.
   const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1200);
   uint64_t state = in.ConsumeIntegral<uint64_t>();
@@ -186,6 +192,8 @@ void CheckBloomFallback(const Case& c, std::string_view bytes) {
              "the compact reader rejects the fallback's version");
   FilterReader reader;
   FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "the fallback parses");
+  FUZZ_CHECK(static_cast<size_t>(bytes[bytes.size() - 10]) == c.lead && bytes[bytes.size() - 9] == (c.lead > 0 ? 2 : 1),
+             "the fallback has the lead (Bloom version 2 iff L > 0)");
   for (const Entry& e : c.inserted) {
     FUZZ_CHECK(e.is_hash ? reader.MayContainHash(e.hash) : reader.MayContain(e.key), "no false negative (fallback)");
   }
@@ -217,6 +225,12 @@ void CheckCompact(const Case& c, std::string_view bytes) {
   model::Filter f;
   FUZZ_CHECK(model::Parse(bytes, /*verify_checksum=*/true, &f) == 0, "the model parses a built filter");
   FUZZ_CHECK(f.seed == c.seed, "the trailer's seed is the option's");
+  FUZZ_CHECK(f.lead == c.lead, "the lead is the option's");
+  FUZZ_CHECK(
+      std::all_of(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(c.lead), [](char b) { return b == 0; }),
+      "the lead bytes are zero");
+  FUZZ_CHECK(bytes[bytes.size() - 9] == (c.lead > 0 ? model::kVersionWithLead : model::kVersion),
+             "version 4 iff there are lead bytes");
 
   // Every stored key is answered by a layer; the model's full answer (one
   // bit at a time, slow) for the last 128 (the fuzzer's own keys come
@@ -262,6 +276,7 @@ void CheckBuild(std::string_view input) {
   const Case c = ReadCase(in);
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
   builder.TEST_SetMaxLayers(c.max_layers);
+  builder.SetLeadBytes(c.lead);
   const std::string bytes = Build(c, builder);
   const bool fell_back = !builder.fallback_reason().empty();
   FUZZ_CHECK(Build(c, builder) == bytes, "a reused builder writes the same bytes");

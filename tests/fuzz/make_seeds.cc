@@ -127,8 +127,9 @@ void WriteDifferentialSeeds(const fs::path& dir) {
   Write(dir, "empty_input", "");
 }
 
-std::string BuildCompact(int num_keys, double bits_per_key, uint32_t seed) {
+std::string BuildCompact(int num_keys, double bits_per_key, uint32_t seed, size_t lead = 0) {
   linebloom::CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = seed});
+  builder.SetLeadBytes(lead);
   for (int i = 0; i < num_keys; ++i) builder.AddKey(Key("key", i));
   return builder.Finish();
 }
@@ -175,6 +176,14 @@ void WriteCompactFilterSeeds(const fs::path& dir) {
   Write(dir, "broken_size", '\0' + good.substr(1));
   Write(dir, "broken_no_layer_table", '\0' + good.substr(t));
   Write(dir, "broken_too_short", '\0' + good.substr(t + 1));
+  // Format version 4: lead bytes before the lines; a lead beyond 63 bytes;
+  // a version-3 filter labelled 4 (a lead of 0, which parses).
+  const std::string lead = BuildCompact(2000, 6, 9, 48);
+  Write(dir, "filter_lead48", '\0' + lead);
+  Write(dir, "broken_lead64", '\0' + std::string(16, '\0') + lead);
+  std::string relabelled = good;
+  relabelled[t + 7] = 4;
+  Write(dir, "filter_version4_lead0", '\0' + relabelled);
 }
 
 // Mode (b): a 1 byte, then keys from the front and, from the back: bits-

@@ -3,7 +3,8 @@
 // Lead bytes for RocksDB's read buffer (block_read_lead.h): a large filter
 // is laid out so that its blocks start on cache lines in the memory RocksDB
 // reads it into, whatever offset from a line the allocator gives, and small
-// filters keep format version 1.
+// filters keep format version 1. The compact kind's lines alike (format
+// version 4; small ones keep version 3).
 
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>
@@ -23,10 +24,12 @@
 
 #include "block_read_lead.h"  // white-box
 #include "db_fixture.h"
+#include "linebloom/compact_filter.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/filter_memory_allocator.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
+#include "support/reference_compact.h"
 
 namespace linebloom::rocksdb_plugin::testing {
 namespace {
@@ -115,6 +118,31 @@ PolicyFilter BuildWithAllocator(const ::rocksdb::FilterPolicy& policy, std::span
   return builder.Finish();
 }
 
+// Allocators that return memory 16, 0 and 40 bytes past a line: for each,
+// the filter of `views` (1 MiB or more) built for a block cache with that
+// allocator and read back from its memory, as RocksDB reads it, with no key
+// of `views` missing; `check(lead, built, read)` checks the rest, with the
+// lead that allocator calls for.
+template <class Check>
+void BuildAndReadAtEachOffset(const ::rocksdb::FilterPolicy& policy, std::span<const std::string_view> views,
+                              Check check) {
+  for (size_t offset : {16u, 0u, 40u}) {
+    auto allocator = std::make_shared<OffsetAllocator>(offset);
+    const PolicyFilter built = BuildWithAllocator(policy, views, allocator);
+    ASSERT_GE(built.bytes().size(), kLeadFromBytes);
+    const PolicyFilter read = PolicyFilter::FromBytes(policy, built.bytes(), allocator);
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(read.bytes().data()) % 64, offset);
+    for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;
+    check((64 - offset) % 64, built.bytes(), read);
+  }
+}
+
+int PositivesAmongAbsentKeys(const PolicyFilter& filter) {
+  int positives = 0;
+  for (const std::string& k : KeysFrom(1000000, 1100000)) positives += filter.MayMatch(k) ? 1 : 0;
+  return positives;
+}
+
 // Through the builder RocksDB drives: a filter of 1 MiB or more gets the lead
 // its block cache's allocator calls for, and read from that allocator's
 // memory (as RocksDB reads it) its blocks are cache-line aligned.
@@ -122,25 +150,14 @@ TEST(BlockReadLead, LargePolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(50));
   const std::vector<std::string> keys = KeysFrom(0, 200000);  // 50 bits each: 1.2 MiB
   std::vector<std::string_view> views(keys.begin(), keys.end());
-  for (size_t offset : {16u, 0u, 40u}) {
-    auto allocator = std::make_shared<OffsetAllocator>(offset);
-    const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
-    const size_t lead = (64 - offset) % 64;
-    const std::string_view bytes = built.bytes();
-    ASSERT_GE(bytes.size(), kLeadFromBytes);
+  BuildAndReadAtEachOffset(*policy, views, [](size_t lead, std::string_view bytes, const PolicyFilter& read) {
     EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 1 : 2) << "version";
-    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 10]), lead) << offset;
-
-    const PolicyFilter read = PolicyFilter::FromBytes(*policy, bytes, allocator);
-    ASSERT_EQ(reinterpret_cast<uintptr_t>(read.bytes().data()) % 64, offset);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 10]), lead);
     FilterReader reader;
     ASSERT_TRUE(FilterReader::Parse(read.bytes(), &reader).ok());
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64, 0u) << offset;
-    for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;
-    int positives = 0;
-    for (const std::string& k : KeysFrom(1000000, 1100000)) positives += read.MayMatch(k) ? 1 : 0;
-    EXPECT_LT(positives, 100) << "50 bits/key: about 1 in 10^5 (here up to 1 in 1000)";
-  }
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(reader.blocks().data()) % 64, 0u) << lead;
+    EXPECT_LT(PositivesAmongAbsentKeys(read), 100) << "50 bits/key: about 1 in 10^5 (here up to 1 in 1000)";
+  });
 }
 
 // align_blocks=false: every filter is version 1, for readers from before
@@ -169,6 +186,49 @@ TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
   const PolicyFilter built = BuildPolicyFilter(*policy, views);
   EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 1);
   EXPECT_EQ(built.bytes()[built.bytes().size() - 10], 0);
+}
+
+// The compact kind through the builder RocksDB drives: a filter of 1 MiB
+// or more gets the lead its block cache's allocator calls for (version 4),
+// and read from that allocator's memory its lines are cache-line aligned;
+// a small one, and any with align_blocks=false, is version 3.
+TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(16, -1));
+  // The policy's 16 Bloom bits per key are about 11.5 compact bits: 1.1 MiB.
+  const std::vector<std::string> keys = KeysFrom(0, 800000);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  BuildAndReadAtEachOffset(*policy, views, [](size_t lead, std::string_view bytes, const PolicyFilter& read) {
+    ASSERT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 3 : 4) << "version";
+    EXPECT_EQ(bytes.substr(0, lead), std::string(lead, '\0'));
+    reference::compact::Filter f;
+    ASSERT_EQ(reference::compact::Parse(read.bytes(), /*verify_checksum=*/true, &f), 0);
+    EXPECT_EQ(f.lead, lead);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(f.bytes) % 64, 0u) << lead;
+    EXPECT_LT(PositivesAmongAbsentKeys(read), 200) << "11.5 compact bits/key: about 1 in 3000";
+  });
+}
+
+TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterIsVersion3) {
+  std::shared_ptr<const ::rocksdb::FilterPolicy> small_policy(NewLinebloomFilterPolicy(16, -1));
+  const std::vector<std::string> keys = KeysFrom(0, 800000);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  const PolicyFilter small = BuildPolicyFilter(*small_policy, std::span(views).first(10000));
+  ASSERT_EQ(DetectFilterKind(small.bytes()), FilterKind::kCompact);
+  EXPECT_EQ(small.bytes()[small.bytes().size() - 9], 3);
+
+  LinebloomPolicyOptions options;
+  options.bits_per_key = 16;
+  options.compact_from_level = -1;
+  options.align_blocks = false;
+  std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(options));
+  auto allocator = std::make_shared<OffsetAllocator>(16);
+  const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
+  ASSERT_GE(built.bytes().size(), kLeadFromBytes);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 3);
+  EXPECT_EQ(allocator->allocations(), 0) << "no probe";
+  const PolicyFilter read = PolicyFilter::FromBytes(*policy, built.bytes(), allocator);
+  for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;
 }
 
 // In a database: RocksDB reads a large filter block into its block cache's

@@ -229,7 +229,7 @@ TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
   }
   // A trailer of a version after the compact kind's: no known kind.
   std::string future = good;
-  future[future.size() - 9] = 4;
+  future[future.size() - 9] = 5;
   ASSERT_EQ(DetectFilterKind(future), FilterKind::kUnknown);
   const PolicyFilter unknown = PolicyFilter::FromBytes(*policy, future);
   EXPECT_TRUE(unknown.MayMatch("anything"));

@@ -28,12 +28,13 @@ inline ParseError ExpectedParseError(std::string_view bytes, bool verify_checksu
     case 6: return ParseError::kBadLayers;  // M > 8
     case 7: return ParseError::kBadSize;    // no room for the layer table
     case 8: return ParseError::kBadLayers;  // a layer of 0 lines
-    case 9: return ParseError::kBadSize;    // size != 64 T + 4 M + 16
+    case 9: return ParseError::kBadSize;    // size < 64 T + 4 M + 16, or != in version 3
+    case 10: return ParseError::kBadLeadBytes;
     default: return ParseError::kChecksumMismatch;
   }
 }
 
-// The trailer's version byte: 1 and 2 a Bloom filter, 3 a compact one;
+// The trailer's version byte: 1 and 2 a Bloom filter, 3 and 4 a compact one;
 // bytes too short for a trailer, or whose trailer lacks the magic, are no
 // linebloom filter.
 inline FilterKind ExpectedKind(std::string_view bytes) {
@@ -41,7 +42,7 @@ inline FilterKind ExpectedKind(std::string_view bytes) {
   const char* t = bytes.data() + bytes.size() - kTrailerBytes;
   if (std::memcmp(t + 8, "LBLM", 4) != 0) return FilterKind::kUnknown;
   if (t[7] == 1 || t[7] == 2) return FilterKind::kBloom;
-  return t[7] == kVersion ? FilterKind::kCompact : FilterKind::kUnknown;
+  return t[7] == kVersion || t[7] == kVersionWithLead ? FilterKind::kCompact : FilterKind::kUnknown;
 }
 
 }  // namespace linebloom::reference::compact

@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// docs/FORMAT.md, section 1b (the compact filter, format version 3), written
+// docs/FORMAT.md, section 1b (the compact filter, format versions 3 and 4), written
 // out a second time as plain code: the trailer and the layer table, the
 // reader's checks in their order, and the query -- h_i, line, order, row(C),
 // fp(R) and each plane's parity, one bit at a time. It shares nothing with
@@ -27,11 +27,14 @@ inline constexpr size_t kLineBytes = 64;
 inline constexpr size_t kTrailerBytes = 16;
 inline constexpr int kMaxLayers = 8;
 inline constexpr int kVersion = 3;
+inline constexpr int kVersionWithLead = 4;
+inline constexpr size_t kMaxLead = 63;
 inline constexpr int kHashScheme = 2;
 
 // The fields of a filter that passed the reader's checks.
 struct Filter {
-  const unsigned char* bytes = nullptr;  // layer 0, line 0
+  const unsigned char* bytes = nullptr;  // layer 0, line 0 (after the lead)
+  size_t lead = 0;                       // L
   uint32_t seed = 0;
   int r = 0;                         // fingerprint bits
   std::vector<uint32_t> lines;       // L_i, one per layer
@@ -41,14 +44,14 @@ struct Filter {
 // The reader's checks of FORMAT.md's table, in order. Returns 0 if `bytes`
 // pass (and fills *out), else the 1-based row of the first failing check:
 // 1 too short, 2 magic, 3 version, 4 hash scheme, 5 r, 6 M > 8,
-// 7 size < 16 + 4M, 8 a layer of 0 lines, 9 size, 10 checksum.
+// 7 size < 16 + 4M, 8 a layer of 0 lines, 9 size, 10 lead, 11 checksum.
 inline int Parse(std::string_view bytes, bool verify_checksum, Filter* out) {
   const size_t size = bytes.size();
   if (size < kTrailerBytes) return 1;
   const auto* all = reinterpret_cast<const unsigned char*>(bytes.data());
   const unsigned char* t = all + size - kTrailerBytes;
   if (t[8] != 'L' || t[9] != 'B' || t[10] != 'L' || t[11] != 'M') return 2;
-  if (t[7] != kVersion) return 3;
+  if (t[7] != kVersion && t[7] != kVersionWithLead) return 3;
   if (t[5] != kHashScheme) return 4;
   if (t[4] < 5 || t[4] > 27) return 5;
   const size_t m = t[6];
@@ -64,10 +67,16 @@ inline int Parse(std::string_view bytes, bool verify_checksum, Filter* out) {
     f.lines.push_back(lines);
     total_lines += lines;
   }
-  // At most 8 * (2^32 - 1) lines: 64 times that fits in 64 bits.
-  if (uint64_t{size} != kLineBytes * total_lines + 4 * m + kTrailerBytes) return 9;
-  if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(all, size - 4))) return 10;
-  f.bytes = all;
+  // At most 8 * (2^32 - 1) lines: 64 times that fits in 64 bits. What is
+  // before the lines is the lead: none in version 3, 0..63 bytes in 4.
+  const uint64_t after_lead = kLineBytes * total_lines + 4 * m + kTrailerBytes;
+  if (uint64_t{size} < after_lead) return 9;
+  const uint64_t lead = uint64_t{size} - after_lead;
+  if (t[7] == kVersion && lead != 0) return 9;
+  if (lead > kMaxLead) return 10;
+  if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(all, size - 4))) return 11;
+  f.lead = static_cast<size_t>(lead);
+  f.bytes = all + lead;
   f.seed = Le32(t);
   f.r = t[4];
   *out = std::move(f);

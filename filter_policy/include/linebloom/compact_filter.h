@@ -30,7 +30,7 @@ namespace linebloom {
 
 // Which kind of linebloom filter a byte string holds, from its trailer
 // alone (no validation): kBloom for format versions 1 and 2, kCompact for
-// version 3, kUnknown otherwise.
+// versions 3 and 4, kUnknown otherwise.
 FilterKind DetectFilterKind(std::string_view bytes);
 
 class CompactFilterBuilder {
@@ -45,6 +45,17 @@ class CompactFilterBuilder {
   void AddHash(uint64_t hash);
   void SetBitsPerKey(double bits_per_key);
   size_t NumKeys() const { return hashes_.size(); }
+  // Makes the filters this builder finishes start with `lead_bytes` zero
+  // bytes (at most kMaxLeadBytes) before their first line, as
+  // FilterBuilder::SetLeadBytes does for the Bloom filter: a filter read
+  // into memory that starts 64 - lead_bytes bytes past a 64-byte boundary
+  // then has every line on one cache line. A filter with lead bytes is
+  // format version 4, which readers from before it reject; with none it is
+  // version 3, as is a filter of no keys (it has no line to align). A
+  // fallback Bloom filter gets the same lead (format version 2). Throws
+  // std::invalid_argument beyond kMaxLeadBytes.
+  void SetLeadBytes(size_t lead_bytes);
+  size_t lead_bytes() const { return lead_bytes_; }
 
   // The filter's size in bytes as the model expects it for the keys added
   // so far (the bumped keys make the exact size known only at Finish).
@@ -76,6 +87,7 @@ class CompactFilterBuilder {
   void ResetHashes();
 
   FilterOptions options_;
+  size_t lead_bytes_ = 0;
   int max_layers_ = 8;
   CompactHashes hashes_;
   bool keep_finished_ = false;
@@ -90,9 +102,9 @@ class CompactFilterReader {
   // An empty reader: answers "no" to every query.
   CompactFilterReader() = default;
 
-  // Validates `bytes` (docs/FORMAT.md, section "Compact filter") and points
-  // `*reader` at them; the bytes must outlive the reader. On failure
-  // `*reader` is unchanged.
+  // Validates `bytes` (docs/FORMAT.md, section "Compact filter"; format
+  // versions 3 and 4) and points `*reader` at them; the bytes must outlive
+  // the reader. On failure `*reader` is unchanged.
   static ParseResult Parse(std::string_view bytes, CompactFilterReader* reader, const ParseOptions& options = {});
 
   // False only if `key` was certainly never added.

@@ -8,12 +8,6 @@
 #include <string_view>
 #include <utility>
 
-// The definition of rocksdb::Cache (memory_allocator()): cache.h until 7.x,
-// advanced_cache.h from 8.0 on.
-#if __has_include(<rocksdb/advanced_cache.h>)
-#include <rocksdb/advanced_cache.h>
-#endif
-
 #include "block_read_lead.h"
 #include "key_hash.h"
 #include "linebloom/bloom_math.h"
@@ -81,11 +75,9 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
 
 ::rocksdb::Slice LinebloomBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   FlushStaged();
-  const auto& cache = read_memory_.block_cache;
   // The size without lead bytes (the builder still holds the previous filter's).
   const size_t plain_size = builder_.FinishedSize() - builder_.lead_bytes();
-  builder_.SetLeadBytes(
-      read_memory_.align ? LeadBytesForBlockRead(plain_size, cache ? cache->memory_allocator() : nullptr) : 0);
+  builder_.SetLeadBytes(LeadBytesForBlockRead(plain_size, read_memory_));
   const size_t lead = builder_.lead_bytes();
   const size_t size = builder_.FinishedSize();
   // The blocks start on a 64-byte boundary of this buffer too, so that while

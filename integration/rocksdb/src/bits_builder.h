@@ -10,23 +10,13 @@
 #include <memory>
 #include <vector>
 
-#include <rocksdb/cache.h>
-
+#include "block_read_lead.h"
 #include "repeat_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
 #include "linebloom/rocksdb/filter_bits.h"
 
 namespace linebloom::rocksdb_plugin {
-
-// Where RocksDB will read the filters a builder finishes: with `align`,
-// those of 1 MiB or more get the lead bytes that put their blocks on cache
-// lines in memory from the block cache's allocator (new[] without a cache
-// or allocator; block_read_lead.h).
-struct ReadMemory {
-  bool align = false;
-  std::shared_ptr<::rocksdb::Cache> block_cache;  // the table's; may be null
-};
 
 // Memory per key: the core FilterBuilder keeps one 8-byte hash per distinct
 // entry, and the set of distinct prefixes (AddKeyAndAlt) 16 to 32 bytes per

@@ -6,6 +6,11 @@
 #include <new>
 
 #include <rocksdb/memory_allocator.h>
+// The definition of rocksdb::Cache (memory_allocator()): cache.h until 7.x,
+// advanced_cache.h from 8.0 on.
+#if __has_include(<rocksdb/advanced_cache.h>)
+#include <rocksdb/advanced_cache.h>
+#endif
 
 #include "linebloom/filter_format.h"
 #include "linebloom/rocksdb/filter_bits.h"  // kRocksdbBlockTrailerBytes
@@ -33,6 +38,12 @@ size_t LeadBytesForBlockRead(size_t filter_bytes, ::rocksdb::MemoryAllocator* al
     ::operator delete[](probe);
   }
   return (kFilterBlockBytes - offset) % kFilterBlockBytes;
+}
+
+size_t LeadBytesForBlockRead(size_t filter_bytes, const ReadMemory& memory) {
+  if (!memory.align) return 0;
+  const auto& cache = memory.block_cache;
+  return LeadBytesForBlockRead(filter_bytes, cache ? cache->memory_allocator() : nullptr);
 }
 
 }  // namespace linebloom::rocksdb_plugin

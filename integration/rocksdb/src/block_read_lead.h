@@ -32,6 +32,9 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+
+#include <rocksdb/cache.h>
 
 namespace rocksdb {
 class MemoryAllocator;
@@ -45,5 +48,19 @@ inline constexpr size_t kLeadFromBytes = size_t{1} << 20;
 // RocksDB will read with `allocator` (the block cache's, or null for new[]):
 // 0 below kLeadFromBytes.
 size_t LeadBytesForBlockRead(size_t filter_bytes, ::rocksdb::MemoryAllocator* allocator);
+
+// Where RocksDB will read the filters a builder finishes (the Bloom and the
+// compact kind alike): with `align`, those of 1 MiB or more get the lead
+// bytes that put their blocks (lines) on cache lines in memory from the
+// block cache's allocator (new[] without a cache or allocator).
+struct ReadMemory {
+  bool align = false;
+  std::shared_ptr<::rocksdb::Cache> block_cache;  // the table's; may be null
+};
+
+// The lead bytes for a filter of `filter_bytes` bytes (without lead) read
+// into `memory`: LeadBytesForBlockRead with the cache's allocator, 0
+// without `align`.
+size_t LeadBytesForBlockRead(size_t filter_bytes, const ReadMemory& memory);
 
 }  // namespace linebloom::rocksdb_plugin

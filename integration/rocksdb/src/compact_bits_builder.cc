@@ -69,12 +69,14 @@ size_t CompactEntriesWithin(size_t bytes, double bits_per_key) {
   return n;
 }
 
-CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_verify, FallbackReport on_fallback)
+CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_verify, FallbackReport on_fallback,
+                                       ReadMemory read_memory)
     : builder_(options),
       seed_(options.seed),
       bits_per_key_(ClampCompactBits(options.bits_per_key)),
       post_verify_(post_verify),
-      on_fallback_(std::move(on_fallback)) {
+      on_fallback_(std::move(on_fallback)),
+      read_memory_(std::move(read_memory)) {
   builder_.SetBitsPerKey(bits_per_key_);
   builder_.KeepFinishedHashes(post_verify_);
 }
@@ -108,6 +110,10 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
     bytes.reset(new char[size]);
     std::memcpy(bytes.get(), empty.data(), size);
   } else {
+    // The exact size is known only once the keys are placed; the lead is
+    // asked for the model's (EstimatedSize), which is within a few lines
+    // of it: the allocator places buffers of both sizes alike.
+    builder_.SetLeadBytes(LeadBytesForBlockRead(builder_.EstimatedSize() - builder_.lead_bytes(), read_memory_));
     bytes = builder_.FinishBuffer(&size);
     if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "block_read_lead.h"
 #include "repeat_filter.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_options.h"
@@ -29,7 +30,8 @@ namespace linebloom::rocksdb_plugin {
 // and each layer rounds up to a whole line. So: 1/64 more lines than the
 // mean, kSlackLines lines for the rounding, the layer table (4 bytes per
 // layer, at most 8 layers) and the trailer. 16 (the trailer alone) for no
-// entries.
+// entries. Lead bytes (at most 63, and only on filters of 1 MiB or more,
+// whose 1/64 margin is 256 lines or more) fit in the margin.
 size_t CompactBytesBound(size_t num_entries, double bits_per_key);
 // The most entries whose bound fits in `bytes`; 0 when not even one does.
 size_t CompactEntriesWithin(size_t bytes, double bits_per_key);
@@ -55,7 +57,10 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
   // options.bits_per_key is clamped to [kMinCompactBitsPerKey,
   // kMaxCompactBitsPerKey]; options.num_probes is used only by a fallback.
-  CompactBitsBuilder(const FilterOptions& options, bool post_verify, FallbackReport on_fallback = {});
+  // Filters of 1 MiB or more get the lead bytes `read_memory` asks for, as
+  // LinebloomBitsBuilder's do (block_read_lead.h; format version 4).
+  CompactBitsBuilder(const FilterOptions& options, bool post_verify, FallbackReport on_fallback = {},
+                     ReadMemory read_memory = {});
 
   void AddKey(const ::rocksdb::Slice& key) override;
   void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
@@ -66,7 +71,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void SetBitsPerKey(double bits_per_key);
   double bits_per_key() const { return bits_per_key_; }
 
-  // The filter, in a buffer of its exact size; for no entries an empty
+  // The filter, in a buffer of its exact size, after the lead bytes that
+  // align its lines where RocksDB will read it; for no entries an empty
   // Bloom filter (see Finish in the .cc).
   ::rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // As above; an allocation failure becomes a Status.
@@ -96,6 +102,7 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   double bits_per_key_;
   bool post_verify_;
   FallbackReport on_fallback_;
+  ReadMemory read_memory_;
   RepeatFilter repeats_;  // the previous key, the alts of this filter
 };
 

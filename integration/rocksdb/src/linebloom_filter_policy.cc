@@ -226,7 +226,8 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
     ::rocksdb::Logger* info_log = context.info_log;  // the DB's: outlives the builder
     auto builder = std::make_unique<CompactBitsBuilder>(
         *filter_options, post_verify,
-        [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); });
+        [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); },
+        ReadMemory{options_.align_blocks, context.table_options.block_cache});
     if (!options_.level_aware) return builder.release();
     return ObserveFilters(level_planner(), context, std::move(builder)).release();
   }

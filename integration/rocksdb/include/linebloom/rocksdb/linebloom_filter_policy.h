@@ -21,8 +21,9 @@
 //   align_blocks     bool, default true: filters of 1 MiB or more start with
 //                    the lead bytes that put their blocks on cache lines in
 //                    the memory RocksDB reads them into (format version 2,
-//                    docs/FORMAT.md); false writes format version 1 only,
-//                    which linebloom releases before version 2 can read
+//                    compact kind 4, docs/FORMAT.md); false writes format
+//                    versions 1 and 3 only, which linebloom releases before
+//                    versions 2 and 4 can read
 //   level_aware      bool, default false: under leveled compaction, give each
 //                    SST's filter the bits per key of its level from the
 //                    level planner (linebloom/planner/level_planner.h) for
