@@ -22,13 +22,23 @@
 #include "block_probe.h"
 #include "key_hash.h"
 #include "linebloom/filter_format.h"
+#include "major_line.h"
 #include "probe_avx2.h"
 #include "probe_avx512.h"
+#include "probe_major_line.h"
 
 namespace linebloom::internal {
 
 struct PortableProbe {
   bool operator()(const unsigned char* block, uint32_t a, int k) const { return AllProbesSet(block, a, k); }
+};
+
+// The probes of a block given by its major line (major_line.h).
+struct PortableMajorFirstProbe {
+  MajorLines lines;
+  bool operator()(const unsigned char* major, uint32_t a, int k) const {
+    return AllProbesSetMajorFirst(major, lines, a, k);
+  }
 };
 
 #if defined(__x86_64__)
@@ -69,6 +79,34 @@ struct Avx512OneRoundProbe {
     return OneRoundSetAvx512(block, a, powers, ones);
   }
 };
+
+// As Avx2OneRoundProbe and Avx512OneRoundProbe, of a block given by its
+// major line (major_line.h), with the filter's MajorLines.
+struct Avx2MajorFirstProbe {
+  __m256i powers, ones, shift;
+  int32_t minor_delta;
+  __attribute__((target("avx2"))) Avx2MajorFirstProbe(const uint32_t* powers_row, const MajorLines& lines)
+      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row))),
+        ones(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row + 8))),
+        shift(_mm256_set1_epi32(lines.shift)),
+        minor_delta(lines.minor_delta) {}
+  __attribute__((target("avx2"))) bool operator()(const unsigned char* major, uint32_t a, int) const {
+    return MajorFirstSetAvx2(major, minor_delta, a, powers, ones, shift);
+  }
+};
+
+struct Avx512MajorFirstProbe {
+  __m512i powers, ones, shift;
+  int32_t minor_delta;
+  __attribute__((target("avx512f"))) Avx512MajorFirstProbe(const uint32_t* powers_row, const MajorLines& lines)
+      : powers(_mm512_load_si512(powers_row)),
+        ones(_mm512_load_si512(powers_row + kOneRoundPowers512.kLanes)),
+        shift(_mm512_set1_epi32(lines.shift)),
+        minor_delta(lines.minor_delta) {}
+  __attribute__((target("avx512f"))) bool operator()(const unsigned char* major, uint32_t a, int) const {
+    return MajorFirstSetAvx512(major, minor_delta, a, powers, ones, shift);
+  }
+};
 #endif
 
 // One query from its hash: locate the block, probe it.
@@ -81,7 +119,7 @@ __attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks
 // A chunk of a batch whose blocks have been located and prefetched.
 inline constexpr size_t kQueryChunk = 32;
 struct PrefetchedChunk {
-  const unsigned char* block[kQueryChunk];
+  const unsigned char* block[kQueryChunk];  // or major line (MajorLinesOfBlocks)
   uint32_t state[kQueryChunk];
 };
 
@@ -93,16 +131,40 @@ __attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chu
   for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
 }
 
+// Where a batch finds each key's bytes, and prefetches them as soon as the
+// hash is known: Locate(hash) returns what the chunk's probe reads.
+// The whole block (one line, or two when it straddles).
+struct WholeBlocks {
+  const unsigned char* blocks;
+  size_t num_blocks;
+  const unsigned char* Locate(uint64_t hash) const {
+    const unsigned char* const block = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
+    PrefetchBlock(block);
+    return block;
+  }
+};
+
+// The block's major line only (major_line.h), for a filter whose blocks
+// straddle lines: a negative key seldom needs the other.
+struct MajorLinesOfBlocks {
+  const unsigned char* first;  // MajorLines::first
+  size_t num_blocks;
+  const unsigned char* Locate(uint64_t hash) const {
+    const unsigned char* const line = first + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
+    __builtin_prefetch(line, 0, 1);  // locality: see PrefetchBlock
+    return line;
+  }
+};
+
 // Hashes keys start to end - 1 (at most kQueryChunk) into `chunk`: each
-// block is located and prefetched as soon as its hash is known, so the
-// misses start while later keys are still being hashed.
-template <typename HashOf>
-__attribute__((always_inline)) inline void StageChunk(const unsigned char* blocks, size_t num_blocks, size_t start,
-                                                      size_t end, HashOf hash_of, PrefetchedChunk& chunk) {
+// key's bytes are located and prefetched as soon as its hash is known, so
+// the misses start while later keys are still being hashed.
+template <typename Lines, typename HashOf>
+__attribute__((always_inline)) inline void StageChunk(const Lines& lines, size_t start, size_t end, HashOf hash_of,
+                                                      PrefetchedChunk& chunk) {
   for (size_t i = start; i < end; ++i) {
     const uint64_t hash = hash_of(i);
-    chunk.block[i - start] = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
-    PrefetchBlock(chunk.block[i - start]);
+    chunk.block[i - start] = lines.Locate(hash);
     chunk.state[i - start] = ProbeState(hash);
   }
 }
@@ -112,12 +174,12 @@ __attribute__((always_inline)) inline void StageChunk(const unsigned char* block
 // probe_chunk(chunk, n, out).
 // About 2 * kQueryChunk misses are in flight, and the probes of chunk c
 // overlap the misses of chunk c + 1.
-template <typename HashOf, typename ProbeChunkFn>
-__attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks, size_t n,
-                                                          bool* out, HashOf hash_of, ProbeChunkFn probe_chunk) {
+template <typename Lines, typename HashOf, typename ProbeChunkFn>
+__attribute__((always_inline)) inline void QueryPipelined(const Lines& lines, size_t n, bool* out, HashOf hash_of,
+                                                          ProbeChunkFn probe_chunk) {
   PrefetchedChunk ring[2];
   auto stage = [&](size_t start, PrefetchedChunk& chunk) {
-    StageChunk(blocks, num_blocks, start, std::min(n, start + kQueryChunk), hash_of, chunk);
+    StageChunk(lines, start, std::min(n, start + kQueryChunk), hash_of, chunk);
   };
   // Step c stages chunk c and probes chunk c - 1.
   const size_t num_chunks = (n + kQueryChunk - 1) / kQueryChunk;
@@ -143,6 +205,12 @@ inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks
 
 inline void ProbeChunkPortable(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
   ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
+}
+
+// The probing of a chunk staged by MajorLinesOfBlocks.
+inline void ProbeChunkMajorFirstPortable(const PrefetchedChunk& chunk, size_t n, int num_probes,
+                                         const MajorLines& lines, bool* out) {
+  ProbeChunk(chunk, n, num_probes, out, PortableMajorFirstProbe{lines});
 }
 
 #if defined(__x86_64__)
@@ -173,12 +241,28 @@ inline bool OneRoundQueryHash(const unsigned char* blocks, size_t num_blocks, co
   return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
 }
 
+// OneRoundQueryHash of a filter whose blocks straddle lines, ending in a
+// jump to a major-line probe (MajorFirstSetAvx2Call, MajorFirstSetAvx512Call).
+using MajorFirstProbeCall = bool (*)(const unsigned char* major, uint32_t a, const uint32_t* powers_row,
+                                     int32_t minor_delta, int32_t shift);
+template <MajorFirstProbeCall kProbe>
+inline bool MajorFirstQueryHash(const MajorLines& lines, size_t num_blocks, const uint32_t* powers_row, uint64_t hash) {
+  return kProbe(lines.first + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row,
+                lines.minor_delta, lines.shift);
+}
+
 // The probing of a chunk of a filter whose probes take one round, with the
 // filter's row of powers (loaded once): the loop has no probe count to test
 // and, making no call, no stack frame.
 __attribute__((target("avx2"))) inline void ProbeChunkOneRoundAvx2(const PrefetchedChunk& chunk, size_t n,
                                                                    const uint32_t* powers_row, bool* out) {
   ProbeChunk(chunk, n, 0, out, Avx2OneRoundProbe(powers_row));
+}
+
+__attribute__((target("avx2"))) inline void ProbeChunkMajorFirstAvx2(const PrefetchedChunk& chunk, size_t n,
+                                                                     const uint32_t* powers_row,
+                                                                     const MajorLines& lines, bool* out) {
+  ProbeChunk(chunk, n, 0, out, Avx2MajorFirstProbe(powers_row, lines));
 }
 
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
@@ -205,6 +289,12 @@ __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(cons
 __attribute__((target("avx512f"))) inline void ProbeChunkOneRoundAvx512(const PrefetchedChunk& chunk, size_t n,
                                                                         const uint32_t* powers_row, bool* out) {
   ProbeChunk(chunk, n, 0, out, Avx512OneRoundProbe(powers_row));
+}
+
+__attribute__((target("avx512f"))) inline void ProbeChunkMajorFirstAvx512(const PrefetchedChunk& chunk, size_t n,
+                                                                          const uint32_t* powers_row,
+                                                                          const MajorLines& lines, bool* out) {
+  ProbeChunk(chunk, n, 0, out, Avx512MajorFirstProbe(powers_row, lines));
 }
 
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,

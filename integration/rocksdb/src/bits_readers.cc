@@ -40,7 +40,7 @@ class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBits
   void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     const int k = num_probes_;
     internal::QueryPipelined(
-        blocks_, num_blocks_, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
+        internal::WholeBlocks{blocks_, num_blocks_}, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
         [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); },
         [k](const PrefetchedChunk& chunk, size_t n, bool* out) { kProbeChunk(chunk, n, k, out); });
   }
@@ -116,7 +116,7 @@ class OneRoundBitsReader final : public KernelBitsReader {
     const size_t n = static_cast<size_t>(num_keys);
     PrefetchedChunk chunk;
     internal::StageChunk(
-        blocks_, num_blocks_, 0, n,
+        internal::WholeBlocks{blocks_, num_blocks_}, 0, n,
         [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
     Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
@@ -136,6 +136,59 @@ class OneRoundBitsReader final : public KernelBitsReader {
   const uint32_t* const powers_row_;
 };
 
+// A one-round filter whose blocks straddle cache lines (the bytes start at
+// off = address % 64 != 0, as in RocksDB's 16-byte aligned buffers): every
+// query tests the probes of the block's major line first and reads the
+// other line only when they are all set (major_line.h), and a batch
+// prefetches only major lines. off is fixed for the reader's life, so the
+// choice is made once, where the reader is made. The fields fill the
+// reader's one cache line (64 bytes with the vtable pointer).
+template <typename Kernel>
+class MajorLineBitsReader final : public KernelBitsReader {
+ public:
+  explicit MajorLineBitsReader(const FilterReader& reader)
+      : KernelBitsReader(reader),
+        powers_row_(Kernel::PowersRow(reader.num_probes())),
+        lines_(internal::MajorLinesOf(blocks_)) {}
+  bool MayMatch(const ::rocksdb::Slice& key) override {
+    const std::string_view k = View(key);
+    if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
+    return internal::MajorFirstQueryHash<Kernel::kMajorFirstProbe>(lines_, num_blocks_, powers_row_,
+                                                                   internal::HashShortKey(k, seed_));
+  }
+  // As OneRoundBitsReader's batch, with major lines staged:
+  //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    if (num_keys <= 0) return;
+    const size_t n = static_cast<size_t>(num_keys);
+    const internal::MajorLinesOfBlocks major_lines{lines_.first, num_blocks_};
+    auto hash_of = [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); };
+    if (n > internal::kQueryChunk) {
+      return internal::QueryPipelined(major_lines, n, may_match, hash_of,
+                                      [this](const PrefetchedChunk& chunk, size_t m, bool* out) {
+                                        Kernel::kProbeChunkMajorFirst(chunk, m, powers_row_, lines_, out);
+                                      });
+    }
+    PrefetchedChunk chunk;
+    internal::StageChunk(major_lines, 0, n, hash_of, chunk);
+    Kernel::kProbeChunkMajorFirst(chunk, n, powers_row_, lines_, may_match);
+  }
+
+ private:
+  // As OneRoundBitsReader's: keys of 17 to 32 bytes take the major-line
+  // probe too; longer ones the kernel's query of the whole block.
+  __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
+    if (internal::IsMediumKey(key.size())) {
+      return internal::MajorFirstQueryHash<Kernel::kMajorFirstProbe>(lines_, num_blocks_, powers_row_,
+                                                                     internal::HashMediumKey(key, seed_));
+    }
+    return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
+  }
+
+  const uint32_t* const powers_row_;
+  const internal::MajorLines lines_;
+};
+
 struct Avx2OneRound {
   static constexpr int kOneRoundProbes = internal::kOneRoundPowers.kLanes;
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
@@ -143,6 +196,8 @@ struct Avx2OneRound {
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
   static constexpr auto kProbeChunk = internal::ProbeChunkAvx2;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx2;
+  static constexpr auto kMajorFirstProbe = internal::MajorFirstSetAvx2Call;
+  static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx2;
 };
 
 struct Avx512OneRound {
@@ -152,6 +207,8 @@ struct Avx512OneRound {
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
   static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
+  static constexpr auto kMajorFirstProbe = internal::MajorFirstSetAvx512Call;
+  static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx512;
 };
 
 class Avx512BitsReader final : public KernelBitsReader {
@@ -175,13 +232,16 @@ class Avx512BitsReader final : public KernelBitsReader {
   // (huge_pages.h); the built-in filter stays in 4 KiB pages.
   internal::CollapseHugePages(reader.blocks().data(), reader.blocks().size());
 #if defined(__x86_64__)
+  const bool straddles = internal::kMajorLineReads && internal::LineOffset(reader.blocks().data()) != 0;
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
-      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
-      return new Avx512BitsReader(reader);
+      if (reader.num_probes() > Avx512OneRound::kOneRoundProbes) return new Avx512BitsReader(reader);
+      if (straddles) return new MajorLineBitsReader<Avx512OneRound>(reader);
+      return new OneRoundBitsReader<Avx512OneRound>(reader);
     case Kernel::kAvx2:
-      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
-      return new Avx2BitsReader(reader);
+      if (reader.num_probes() > Avx2OneRound::kOneRoundProbes) return new Avx2BitsReader(reader);
+      if (straddles) return new MajorLineBitsReader<Avx2OneRound>(reader);
+      return new OneRoundBitsReader<Avx2OneRound>(reader);
     case Kernel::kPortable: break;
   }
 #endif
