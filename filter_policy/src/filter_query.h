@@ -241,16 +241,6 @@ inline bool OneRoundQueryHash(const unsigned char* blocks, size_t num_blocks, co
   return kProbe(blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row);
 }
 
-// OneRoundQueryHash of a filter whose blocks straddle lines, ending in a
-// jump to a major-line probe (MajorFirstSetAvx2Call, MajorFirstSetAvx512Call).
-using MajorFirstProbeCall = bool (*)(const unsigned char* major, uint32_t a, const uint32_t* powers_row,
-                                     int32_t minor_delta, int32_t shift);
-template <MajorFirstProbeCall kProbe>
-inline bool MajorFirstQueryHash(const MajorLines& lines, size_t num_blocks, const uint32_t* powers_row, uint64_t hash) {
-  return kProbe(lines.first + BlockIndex(hash, num_blocks) * kFilterBlockBytes, ProbeState(hash), powers_row,
-                lines.minor_delta, lines.shift);
-}
-
 // The probing of a chunk of a filter whose probes take one round, with the
 // filter's row of powers (loaded once): the loop has no probe count to test
 // and, making no call, no stack frame.

@@ -4,8 +4,13 @@
 // filters whose probes take one SIMD round (AVX-512: up to 16, AVX2: up to
 // 8; OneRoundPowersTable's rows, whose lanes past the last probe test probe
 // 0 again). Each lane computes t = (a * M^j >> 23) + shift; the lanes with
-// t < 512 are tested against the major line, and only when they all pass
-// and some lane is left is the minor line loaded for the rest. A line is
+// t < 512 are tested against the major line, and the rest against the
+// line loaded second: the minor line when the major line's probes are all
+// set and some lane is left, otherwise the major line again (an L1 hit),
+// whose answer then does not count. The choice is arithmetic on the
+// address, not a branch: a branch on bits just loaded is mispredicted
+// whenever the pattern of answers changes, and the misprediction discards
+// the loads that later, independent queries had in flight. A line is
 // fetched from its word by bits 5..8 of t and tested at bit t mod 32, as
 // OneRoundSetAvx512 and OneRoundSetAvx2 fetch a block's words. Internal
 // header; x86-64 only; called only when the CPU has the kernel's features
@@ -24,6 +29,13 @@
 #include "probe_avx512.h"
 
 namespace linebloom::internal {
+
+// The line a query loads second: the minor line when `needed`, else the
+// major line again. Masking the distance keeps it a data dependency
+// rather than a branch.
+inline const unsigned char* SecondLine(const unsigned char* major, int32_t minor_delta, bool needed) {
+  return major + (minor_delta & -static_cast<int32_t>(needed));
+}
 
 // The lanes' t of state a. `shift` is MajorLines::shift in every lane.
 __attribute__((target("avx512f"))) inline __m512i LineBitsAvx512(uint32_t a, __m512i powers, __m512i shift) {
@@ -49,17 +61,9 @@ __attribute__((target("avx512f"))) inline bool MajorFirstSetAvx512(const unsigne
                                                                    __m512i shift) {
   const __m512i t = LineBitsAvx512(a, powers, shift);
   const __mmask16 in_minor = _mm512_cmpge_epu32_mask(t, _mm512_set1_epi32(8 * kFilterBlockBytes));
-  if (ClearInLineAvx512(major, t, ones, static_cast<__mmask16>(~in_minor)) != 0) return false;
-  return in_minor == 0 || ClearInLineAvx512(major + minor_delta, t, ones, in_minor) == 0;
-}
-
-// MajorFirstSetAvx512 out of line, for a single query compiled without
-// AVX-512 that ends in a jump here (as OneRoundSetAvx512Call).
-__attribute__((target("avx512f"), noinline)) inline bool MajorFirstSetAvx512Call(const unsigned char* major, uint32_t a,
-                                                                                 const uint32_t* powers_row,
-                                                                                 int32_t minor_delta, int32_t shift) {
-  return MajorFirstSetAvx512(major, minor_delta, a, _mm512_load_si512(powers_row),
-                             _mm512_load_si512(powers_row + kOneRoundPowers512.kLanes), _mm512_set1_epi32(shift));
+  const __mmask16 clear = ClearInLineAvx512(major, t, ones, static_cast<__mmask16>(~in_minor));
+  const unsigned char* const second = SecondLine(major, minor_delta, clear == 0 && in_minor != 0);
+  return (clear | ClearInLineAvx512(second, t, ones, in_minor)) == 0;
 }
 
 // True when every bit of `masks` (each lane's 1 << t mod 32, or 0) is set
@@ -86,17 +90,11 @@ __attribute__((target("avx2"))) inline bool MajorFirstSetAvx2(const unsigned cha
   // (t << 27) >> 27 is t mod 32; all-ones in the lanes with t < 512.
   const __m256i mask = _mm256_sllv_epi32(ones, _mm256_srli_epi32(_mm256_slli_epi32(t, 27), 27));
   const __m256i in_major = _mm256_cmpeq_epi32(_mm256_srli_epi32(t, 9), _mm256_setzero_si256());
-  if (!AllSetInLineAvx2(major, t, _mm256_and_si256(mask, in_major))) return false;
   const __m256i minor_masks = _mm256_andnot_si256(in_major, mask);
-  return _mm256_testz_si256(minor_masks, minor_masks) || AllSetInLineAvx2(major + minor_delta, t, minor_masks);
-}
-
-__attribute__((target("avx2"), noinline)) inline bool MajorFirstSetAvx2Call(const unsigned char* major, uint32_t a,
-                                                                            const uint32_t* powers_row,
-                                                                            int32_t minor_delta, int32_t shift) {
-  return MajorFirstSetAvx2(major, minor_delta, a, _mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row)),
-                           _mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row + kOneRoundPowers.kLanes)),
-                           _mm256_set1_epi32(shift));
+  const bool major_set = AllSetInLineAvx2(major, t, _mm256_and_si256(mask, in_major));
+  const unsigned char* const second =
+      SecondLine(major, minor_delta, major_set && !_mm256_testz_si256(minor_masks, minor_masks));
+  return major_set & AllSetInLineAvx2(second, t, minor_masks);
 }
 
 }  // namespace linebloom::internal

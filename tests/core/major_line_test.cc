@@ -135,17 +135,15 @@ TEST(MajorLineTest, WholeBlockKernelsAnswerAsTheReferenceAtEveryOffset) {
 }
 
 #if defined(__x86_64__)
-// A major-line kernel of `lanes` lanes, single (MajorFirstQueryHash, the
-// reader's jump) and batched, against the reference.
-// powers_row(k) is the kernel's row of kOneRound*Powers for k probes.
-template <MajorFirstProbeCall kProbe, typename PowersRow, typename ProbeChunkFn>
+// A major-line kernel of `lanes` lanes, single and batched, against the
+// reference. powers_row(k) is the kernel's row of kOneRound*Powers for k
+// probes.
+template <typename Probe, typename PowersRow, typename ProbeChunkFn>
 void ExpectMajorFirstKernel(int lanes, PowersRow powers_row, ProbeChunkFn probe_chunk) {
   ForEveryPlacement(lanes, [&](const PlacedBlocks& placed, const std::vector<uint64_t>& hashes,
                                const std::vector<bool>& expected, const Case& c) {
     const MajorLines lines = MajorLinesOf(placed.blocks());
-    std::vector<bool> singles;
-    for (uint64_t h : hashes) singles.push_back(MajorFirstQueryHash<kProbe>(lines, kBlocks, powers_row(c.k), h));
-    ASSERT_EQ(singles, expected) << c.Name();
+    ASSERT_EQ(Singles(lines.first, hashes, c.k, Probe(powers_row(c.k), lines)), expected) << c.Name();
     const auto batch = Batch(
         MajorLinesOfBlocks{lines.first, kBlocks}, hashes,
         [&](const PrefetchedChunk& chunk, size_t n, bool* out) { probe_chunk(chunk, n, powers_row(c.k), lines, out); });
@@ -157,7 +155,7 @@ void ExpectMajorFirstKernel(int lanes, PowersRow powers_row, ProbeChunkFn probe_
 TEST(MajorLineTest, Avx512MajorFirstAnswersAsTheReference) {
 #if defined(__x86_64__)
   if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU has no AVX-512F";
-  ExpectMajorFirstKernel<MajorFirstSetAvx512Call>(
+  ExpectMajorFirstKernel<Avx512MajorFirstProbe>(
       kOneRoundPowers512.kLanes, [](int k) { return kOneRoundPowers512.value[k]; }, ProbeChunkMajorFirstAvx512);
 #else
   GTEST_SKIP() << "not x86-64";
@@ -167,7 +165,7 @@ TEST(MajorLineTest, Avx512MajorFirstAnswersAsTheReference) {
 TEST(MajorLineTest, Avx2MajorFirstAnswersAsTheReference) {
 #if defined(__x86_64__)
   if (!KernelSupported(Kernel::kAvx2)) GTEST_SKIP() << "CPU has no AVX2";
-  ExpectMajorFirstKernel<MajorFirstSetAvx2Call>(
+  ExpectMajorFirstKernel<Avx2MajorFirstProbe>(
       kOneRoundPowers.kLanes, [](int k) { return kOneRoundPowers.value[k]; }, ProbeChunkMajorFirstAvx2);
 #else
   GTEST_SKIP() << "not x86-64";

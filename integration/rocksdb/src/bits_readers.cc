@@ -88,11 +88,24 @@ class Avx2BitsReader final : public KernelBitsReader {
 // count and sets up no stack frame (filter_query.h). `Kernel` names the
 // kernel's functions; they are template arguments, so each is a direct call
 // or jump.
-template <typename Kernel>
+//
+// kMajorLines: the filter's blocks straddle cache lines (its bytes start
+// off = address % 64 != 0 bytes past a line, as in RocksDB's 16-byte
+// aligned buffers), and a batch prefetches only each block's major line and
+// tests its probes first (major_line.h), reading the other line only when
+// they are all set. off is fixed for the reader's life, so the choice is
+// made once, where the reader is made. A single query still loads the whole
+// block: its two lines are fetched together, so the minor line adds no
+// latency, and testing the major line first would put a second, dependent
+// load on the query's critical path. The fields fill the reader's one line
+// (64 bytes with the vtable pointer).
+template <typename Kernel, bool kMajorLines>
 class OneRoundBitsReader final : public KernelBitsReader {
  public:
   explicit OneRoundBitsReader(const FilterReader& reader)
-      : KernelBitsReader(reader), powers_row_(Kernel::PowersRow(reader.num_probes())) {}
+      : KernelBitsReader(reader),
+        powers_row_(Kernel::PowersRow(reader.num_probes())),
+        lines_(kMajorLines ? internal::MajorLinesOf(blocks_) : internal::MajorLines{}) {}
   // Other keys go to a member function that loads the fields it needs
   // itself: the common path reads no more of the reader than it uses (and
   // GCC then saves no register).
@@ -104,24 +117,37 @@ class OneRoundBitsReader final : public KernelBitsReader {
   }
   // A batch of at most kQueryChunk keys -- every batch of MultiGet, which
   // passes at most 32 -- is answered the way the built-in answers it: all
-  // keys hashed, their blocks located and prefetched, then all probed in
-  // one loop with the row of powers loaded once. Larger batches take the
-  // pipeline (MatchBatch). Both compute
+  // keys hashed, their blocks (or major lines) located and prefetched, then
+  // all probed in one loop with the row of powers loaded once. Larger
+  // batches take the pipeline. Both compute
   //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    if (num_keys > static_cast<int>(internal::kQueryChunk)) {
-      return MatchBatch<Kernel::kProbeChunk>(num_keys, keys, may_match);
+    if constexpr (kMajorLines) {
+      Match(internal::MajorLinesOfBlocks{lines_.first, num_blocks_}, num_keys, keys, may_match);
+    } else {
+      Match(internal::WholeBlocks{blocks_, num_blocks_}, num_keys, keys, may_match);
     }
-    if (num_keys <= 0) return;
-    const size_t n = static_cast<size_t>(num_keys);
-    PrefetchedChunk chunk;
-    internal::StageChunk(
-        internal::WholeBlocks{blocks_, num_blocks_}, 0, n,
-        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
-    Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
 
  private:
+  template <typename Lines>
+  void Match(const Lines& lines, int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
+    if (num_keys <= 0) return;
+    const size_t n = static_cast<size_t>(num_keys);
+    auto hash_of = [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); };
+    auto probe_chunk = [this](const PrefetchedChunk& chunk, size_t m, bool* out) {
+      if constexpr (kMajorLines) {
+        Kernel::kProbeChunkMajorFirst(chunk, m, powers_row_, lines_, out);
+      } else {
+        Kernel::kProbeChunkOneRound(chunk, m, powers_row_, out);
+      }
+    };
+    if (n > internal::kQueryChunk) return internal::QueryPipelined(lines, n, may_match, hash_of, probe_chunk);
+    PrefetchedChunk chunk;
+    internal::StageChunk(lines, 0, n, hash_of, chunk);
+    probe_chunk(chunk, n, may_match);
+  }
+
   // Keys of 17 to 32 bytes hash here as the short ones do, without the
   // kernel's target, and jump to the one-round probe; the rest go to the
   // kernel's query of any key.
@@ -129,58 +155,6 @@ class OneRoundBitsReader final : public KernelBitsReader {
     if (internal::IsMediumKey(key.size())) {
       return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
                                                          internal::HashMediumKey(key, seed_));
-    }
-    return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
-  }
-
-  const uint32_t* const powers_row_;
-};
-
-// A one-round filter whose blocks straddle cache lines (the bytes start at
-// off = address % 64 != 0, as in RocksDB's 16-byte aligned buffers): every
-// query tests the probes of the block's major line first and reads the
-// other line only when they are all set (major_line.h), and a batch
-// prefetches only major lines. off is fixed for the reader's life, so the
-// choice is made once, where the reader is made. The fields fill the
-// reader's one cache line (64 bytes with the vtable pointer).
-template <typename Kernel>
-class MajorLineBitsReader final : public KernelBitsReader {
- public:
-  explicit MajorLineBitsReader(const FilterReader& reader)
-      : KernelBitsReader(reader),
-        powers_row_(Kernel::PowersRow(reader.num_probes())),
-        lines_(internal::MajorLinesOf(blocks_)) {}
-  bool MayMatch(const ::rocksdb::Slice& key) override {
-    const std::string_view k = View(key);
-    if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
-    return internal::MajorFirstQueryHash<Kernel::kMajorFirstProbe>(lines_, num_blocks_, powers_row_,
-                                                                   internal::HashShortKey(k, seed_));
-  }
-  // As OneRoundBitsReader's batch, with major lines staged:
-  //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
-  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    if (num_keys <= 0) return;
-    const size_t n = static_cast<size_t>(num_keys);
-    const internal::MajorLinesOfBlocks major_lines{lines_.first, num_blocks_};
-    auto hash_of = [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); };
-    if (n > internal::kQueryChunk) {
-      return internal::QueryPipelined(major_lines, n, may_match, hash_of,
-                                      [this](const PrefetchedChunk& chunk, size_t m, bool* out) {
-                                        Kernel::kProbeChunkMajorFirst(chunk, m, powers_row_, lines_, out);
-                                      });
-    }
-    PrefetchedChunk chunk;
-    internal::StageChunk(major_lines, 0, n, hash_of, chunk);
-    Kernel::kProbeChunkMajorFirst(chunk, n, powers_row_, lines_, may_match);
-  }
-
- private:
-  // As OneRoundBitsReader's: keys of 17 to 32 bytes take the major-line
-  // probe too; longer ones the kernel's query of the whole block.
-  __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
-    if (internal::IsMediumKey(key.size())) {
-      return internal::MajorFirstQueryHash<Kernel::kMajorFirstProbe>(lines_, num_blocks_, powers_row_,
-                                                                     internal::HashMediumKey(key, seed_));
     }
     return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
   }
@@ -194,9 +168,7 @@ struct Avx2OneRound {
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
-  static constexpr auto kProbeChunk = internal::ProbeChunkAvx2;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx2;
-  static constexpr auto kMajorFirstProbe = internal::MajorFirstSetAvx2Call;
   static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx2;
 };
 
@@ -205,9 +177,7 @@ struct Avx512OneRound {
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers512.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
-  static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
-  static constexpr auto kMajorFirstProbe = internal::MajorFirstSetAvx512Call;
   static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx512;
 };
 
@@ -236,12 +206,12 @@ class Avx512BitsReader final : public KernelBitsReader {
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
       if (reader.num_probes() > Avx512OneRound::kOneRoundProbes) return new Avx512BitsReader(reader);
-      if (straddles) return new MajorLineBitsReader<Avx512OneRound>(reader);
-      return new OneRoundBitsReader<Avx512OneRound>(reader);
+      if (straddles) return new OneRoundBitsReader<Avx512OneRound, true>(reader);
+      return new OneRoundBitsReader<Avx512OneRound, false>(reader);
     case Kernel::kAvx2:
       if (reader.num_probes() > Avx2OneRound::kOneRoundProbes) return new Avx2BitsReader(reader);
-      if (straddles) return new MajorLineBitsReader<Avx2OneRound>(reader);
-      return new OneRoundBitsReader<Avx2OneRound>(reader);
+      if (straddles) return new OneRoundBitsReader<Avx2OneRound, true>(reader);
+      return new OneRoundBitsReader<Avx2OneRound, false>(reader);
     case Kernel::kPortable: break;
   }
 #endif
