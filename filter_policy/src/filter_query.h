@@ -22,23 +22,13 @@
 #include "block_probe.h"
 #include "key_hash.h"
 #include "linebloom/filter_format.h"
-#include "major_line.h"
 #include "probe_avx2.h"
 #include "probe_avx512.h"
-#include "probe_major_line.h"
 
 namespace linebloom::internal {
 
 struct PortableProbe {
   bool operator()(const unsigned char* block, uint32_t a, int k) const { return AllProbesSet(block, a, k); }
-};
-
-// The probes of a block given by its major line (major_line.h).
-struct PortableMajorFirstProbe {
-  MajorLines lines;
-  bool operator()(const unsigned char* major, uint32_t a, int k) const {
-    return AllProbesSetMajorFirst(major, lines, a, k);
-  }
 };
 
 #if defined(__x86_64__)
@@ -79,34 +69,6 @@ struct Avx512OneRoundProbe {
     return OneRoundSetAvx512(block, a, powers, ones);
   }
 };
-
-// As Avx2OneRoundProbe and Avx512OneRoundProbe, of a block given by its
-// major line (major_line.h), with the filter's MajorLines.
-struct Avx2MajorFirstProbe {
-  __m256i powers, ones, shift;
-  int32_t minor_delta;
-  __attribute__((target("avx2"))) Avx2MajorFirstProbe(const uint32_t* powers_row, const MajorLines& lines)
-      : powers(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row))),
-        ones(_mm256_load_si256(reinterpret_cast<const __m256i*>(powers_row + 8))),
-        shift(_mm256_set1_epi32(lines.shift)),
-        minor_delta(lines.minor_delta) {}
-  __attribute__((target("avx2"))) bool operator()(const unsigned char* major, uint32_t a, int) const {
-    return MajorFirstSetAvx2(major, minor_delta, a, powers, ones, shift);
-  }
-};
-
-struct Avx512MajorFirstProbe {
-  __m512i powers, ones, shift;
-  int32_t minor_delta;
-  __attribute__((target("avx512f"))) Avx512MajorFirstProbe(const uint32_t* powers_row, const MajorLines& lines)
-      : powers(_mm512_load_si512(powers_row)),
-        ones(_mm512_load_si512(powers_row + kOneRoundPowers512.kLanes)),
-        shift(_mm512_set1_epi32(lines.shift)),
-        minor_delta(lines.minor_delta) {}
-  __attribute__((target("avx512f"))) bool operator()(const unsigned char* major, uint32_t a, int) const {
-    return MajorFirstSetAvx512(major, minor_delta, a, powers, ones, shift);
-  }
-};
 #endif
 
 // One query from its hash: locate the block, probe it.
@@ -119,7 +81,7 @@ __attribute__((always_inline)) inline bool QueryHash(const unsigned char* blocks
 // A chunk of a batch whose blocks have been located and prefetched.
 inline constexpr size_t kQueryChunk = 32;
 struct PrefetchedChunk {
-  const unsigned char* block[kQueryChunk];  // or major line (MajorLinesOfBlocks)
+  const unsigned char* block[kQueryChunk];
   uint32_t state[kQueryChunk];
 };
 
@@ -131,40 +93,16 @@ __attribute__((always_inline)) inline void ProbeChunk(const PrefetchedChunk& chu
   for (size_t i = 0; i < n; ++i) out[i] = probe(chunk.block[i], chunk.state[i], num_probes);
 }
 
-// Where a batch finds each key's bytes, and prefetches them as soon as the
-// hash is known: Locate(hash) returns what the chunk's probe reads.
-// The whole block (one line, or two when it straddles).
-struct WholeBlocks {
-  const unsigned char* blocks;
-  size_t num_blocks;
-  const unsigned char* Locate(uint64_t hash) const {
-    const unsigned char* const block = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
-    PrefetchBlock(block);
-    return block;
-  }
-};
-
-// The block's major line only (major_line.h), for a filter whose blocks
-// straddle lines: a negative key seldom needs the other.
-struct MajorLinesOfBlocks {
-  const unsigned char* first;  // MajorLines::first
-  size_t num_blocks;
-  const unsigned char* Locate(uint64_t hash) const {
-    const unsigned char* const line = first + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
-    __builtin_prefetch(line, 0, 1);  // locality: see PrefetchBlock
-    return line;
-  }
-};
-
 // Hashes keys start to end - 1 (at most kQueryChunk) into `chunk`: each
-// key's bytes are located and prefetched as soon as its hash is known, so
-// the misses start while later keys are still being hashed.
-template <typename Lines, typename HashOf>
-__attribute__((always_inline)) inline void StageChunk(const Lines& lines, size_t start, size_t end, HashOf hash_of,
-                                                      PrefetchedChunk& chunk) {
+// block is located and prefetched as soon as its hash is known, so the
+// misses start while later keys are still being hashed.
+template <typename HashOf>
+__attribute__((always_inline)) inline void StageChunk(const unsigned char* blocks, size_t num_blocks, size_t start,
+                                                      size_t end, HashOf hash_of, PrefetchedChunk& chunk) {
   for (size_t i = start; i < end; ++i) {
     const uint64_t hash = hash_of(i);
-    chunk.block[i - start] = lines.Locate(hash);
+    chunk.block[i - start] = blocks + BlockIndex(hash, num_blocks) * kFilterBlockBytes;
+    PrefetchBlock(chunk.block[i - start]);
     chunk.state[i - start] = ProbeState(hash);
   }
 }
@@ -174,12 +112,12 @@ __attribute__((always_inline)) inline void StageChunk(const Lines& lines, size_t
 // probe_chunk(chunk, n, out).
 // About 2 * kQueryChunk misses are in flight, and the probes of chunk c
 // overlap the misses of chunk c + 1.
-template <typename Lines, typename HashOf, typename ProbeChunkFn>
-__attribute__((always_inline)) inline void QueryPipelined(const Lines& lines, size_t n, bool* out, HashOf hash_of,
-                                                          ProbeChunkFn probe_chunk) {
+template <typename HashOf, typename ProbeChunkFn>
+__attribute__((always_inline)) inline void QueryPipelined(const unsigned char* blocks, size_t num_blocks, size_t n,
+                                                          bool* out, HashOf hash_of, ProbeChunkFn probe_chunk) {
   PrefetchedChunk ring[2];
   auto stage = [&](size_t start, PrefetchedChunk& chunk) {
-    StageChunk(lines, start, std::min(n, start + kQueryChunk), hash_of, chunk);
+    StageChunk(blocks, num_blocks, start, std::min(n, start + kQueryChunk), hash_of, chunk);
   };
   // Step c stages chunk c and probes chunk c - 1.
   const size_t num_chunks = (n + kQueryChunk - 1) / kQueryChunk;
@@ -205,12 +143,6 @@ inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks
 
 inline void ProbeChunkPortable(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
   ProbeChunk(chunk, n, num_probes, out, PortableProbe{});
-}
-
-// The probing of a chunk staged by MajorLinesOfBlocks.
-inline void ProbeChunkMajorFirstPortable(const PrefetchedChunk& chunk, size_t n, int num_probes,
-                                         const MajorLines& lines, bool* out) {
-  ProbeChunk(chunk, n, num_probes, out, PortableMajorFirstProbe{lines});
 }
 
 #if defined(__x86_64__)
@@ -249,12 +181,6 @@ __attribute__((target("avx2"))) inline void ProbeChunkOneRoundAvx2(const Prefetc
   ProbeChunk(chunk, n, 0, out, Avx2OneRoundProbe(powers_row));
 }
 
-__attribute__((target("avx2"))) inline void ProbeChunkMajorFirstAvx2(const PrefetchedChunk& chunk, size_t n,
-                                                                     const uint32_t* powers_row,
-                                                                     const MajorLines& lines, bool* out) {
-  ProbeChunk(chunk, n, 0, out, Avx2MajorFirstProbe(powers_row, lines));
-}
-
 __attribute__((target("avx2"))) inline void ProbeChunkAvx2(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                            bool* out) {
   if (num_probes <= 8) {
@@ -279,12 +205,6 @@ __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(cons
 __attribute__((target("avx512f"))) inline void ProbeChunkOneRoundAvx512(const PrefetchedChunk& chunk, size_t n,
                                                                         const uint32_t* powers_row, bool* out) {
   ProbeChunk(chunk, n, 0, out, Avx512OneRoundProbe(powers_row));
-}
-
-__attribute__((target("avx512f"))) inline void ProbeChunkMajorFirstAvx512(const PrefetchedChunk& chunk, size_t n,
-                                                                          const uint32_t* powers_row,
-                                                                          const MajorLines& lines, bool* out) {
-  ProbeChunk(chunk, n, 0, out, Avx512MajorFirstProbe(powers_row, lines));
 }
 
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,

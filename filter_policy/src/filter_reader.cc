@@ -120,7 +120,7 @@ void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::sp
   assert(hashes.size() == out.size());
   const int k = num_probes_;
   internal::QueryPipelined(
-      internal::WholeBlocks{blocks_, num_blocks_}, hashes.size(), out.data(), [&](size_t i) { return hashes[i]; },
+      blocks_, num_blocks_, hashes.size(), out.data(), [&](size_t i) { return hashes[i]; },
       [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
 }
 
@@ -130,7 +130,7 @@ void FilterReader::MayContainBatch(std::span<const std::string_view> keys, std::
   // The seed by value: read through `this` it would be reloaded for every
   // key, since the pipeline's stores might alias it.
   internal::QueryPipelined(
-      internal::WholeBlocks{blocks_, num_blocks_}, keys.size(), out.data(),
+      blocks_, num_blocks_, keys.size(), out.data(),
       [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); },
       [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
 }

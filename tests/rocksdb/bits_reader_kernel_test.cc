@@ -42,6 +42,20 @@ std::vector<std::string> KeysOfEveryLength(char salt, size_t per_length) {
 
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
+// The Slices of the present then the absent keys, and pointers to them, as
+// MayMatch(num_keys, ...) takes them.
+struct KeySlices {
+  KeySlices(const std::vector<std::string>& present, const std::vector<std::string>& absent) {
+    for (const auto* keys : {&present, &absent}) {
+      for (const std::string& key : *keys) slices.emplace_back(key);
+    }
+    for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  }
+  KeySlices(const KeySlices&) = delete;
+  std::vector<::rocksdb::Slice> slices;
+  std::vector<::rocksdb::Slice*> pointers;
+};
+
 class KernelRestorer {
  public:
   ~KernelRestorer() { ForceKernel(saved_); }
@@ -116,12 +130,9 @@ TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
   auto policy = NewLinebloomFilterPolicy(GetParam());
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   const ::rocksdb::Slice contents(built.bytes().data(), built.bytes().size());
-  std::vector<::rocksdb::Slice> slices;
-  for (const auto* keys : {&present, &absent}) {
-    for (const std::string& key : *keys) slices.emplace_back(key);
-  }
-  std::vector<::rocksdb::Slice*> pointers;
-  for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  KeySlices keys(present, absent);
+  const std::vector<::rocksdb::Slice>& slices = keys.slices;
+  ::rocksdb::Slice** const pointers = keys.pointers.data();
   for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
     if (!ForceKernel(kernel)) continue;
     std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(contents));
@@ -131,23 +142,22 @@ TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
     for (int batch : {1, 2, 7, 8, 31, 32, 33, 64, 100}) {
       std::unique_ptr<bool[]> answers(new bool[batch]);
       for (size_t start = 0; start + batch <= slices.size(); start += batch) {
-        reader->MayMatch(batch, pointers.data() + start, answers.get());
+        reader->MayMatch(batch, pointers + start, answers.get());
         for (int i = 0; i < batch; ++i) {
           ASSERT_EQ(answers[i], single[start + i]) << KernelName(kernel) << ", batch of " << batch << ", key " << i;
         }
       }
     }
     bool untouched = true;
-    reader->MayMatch(0, pointers.data(), &untouched);
+    reader->MayMatch(0, pointers, &untouched);
     EXPECT_TRUE(untouched) << KernelName(kernel);
   }
 }
 
-// The filter bytes wherever RocksDB's buffer puts them: at every offset
-// from a cache line the blocks straddle two lines (but at 0), and a
-// one-round filter's reader then tests the major line first
-// (major_line.h). Every kernel's reader, single and batched, must answer as
-// the API's reader of the filter as built.
+// The filter bytes wherever RocksDB's buffer puts them: at any offset from
+// a cache line but 0 the blocks straddle two lines. Every kernel's reader,
+// single and batched, must answer as the API's reader of the filter as
+// built.
 TEST_P(PluginReaderKernels, FilterAtAnyOffsetFromALineAnswersAsTheApiReader) {
   KernelRestorer restore;
   const auto present = KeysOfEveryLength('e', 8);
@@ -157,12 +167,9 @@ TEST_P(PluginReaderKernels, FilterAtAnyOffsetFromALineAnswersAsTheApiReader) {
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   FilterReader api;
   ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
-  std::vector<::rocksdb::Slice> slices;
-  for (const auto* keys : {&present, &absent}) {
-    for (const std::string& key : *keys) slices.emplace_back(key);
-  }
-  std::vector<::rocksdb::Slice*> pointers;
-  for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  KeySlices keys(present, absent);
+  const std::vector<::rocksdb::Slice>& slices = keys.slices;
+  ::rocksdb::Slice** const pointers = keys.pointers.data();
   std::vector<char> buffer(built.bytes().size() + 2 * 64);
   const size_t to_line = (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
   for (size_t off : {0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 63}) {
@@ -181,7 +188,7 @@ TEST_P(PluginReaderKernels, FilterAtAnyOffsetFromALineAnswersAsTheApiReader) {
       for (int batch : {8, 32, 100}) {
         std::unique_ptr<bool[]> answers(new bool[batch]);
         for (size_t start = 0; start + batch <= slices.size(); start += batch) {
-          reader->MayMatch(batch, pointers.data() + start, answers.get());
+          reader->MayMatch(batch, pointers + start, answers.get());
           for (int i = 0; i < batch; ++i) {
             ASSERT_EQ(answers[i], expected[start + i])
                 << KernelName(kernel) << ", offset " << off << ", batch of " << batch << ", key " << start + i;

@@ -40,7 +40,7 @@ class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBits
   void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     const int k = num_probes_;
     internal::QueryPipelined(
-        internal::WholeBlocks{blocks_, num_blocks_}, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
+        blocks_, num_blocks_, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
         [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); },
         [k](const PrefetchedChunk& chunk, size_t n, bool* out) { kProbeChunk(chunk, n, k, out); });
   }
@@ -88,24 +88,11 @@ class Avx2BitsReader final : public KernelBitsReader {
 // count and sets up no stack frame (filter_query.h). `Kernel` names the
 // kernel's functions; they are template arguments, so each is a direct call
 // or jump.
-//
-// kMajorLines: the filter's blocks straddle cache lines (its bytes start
-// off = address % 64 != 0 bytes past a line, as in RocksDB's 16-byte
-// aligned buffers), and a batch prefetches only each block's major line and
-// tests its probes first (major_line.h), reading the other line only when
-// they are all set. off is fixed for the reader's life, so the choice is
-// made once, where the reader is made. A single query still loads the whole
-// block: its two lines are fetched together, so the minor line adds no
-// latency, and testing the major line first would put a second, dependent
-// load on the query's critical path. The fields fill the reader's one line
-// (64 bytes with the vtable pointer).
-template <typename Kernel, bool kMajorLines>
+template <typename Kernel>
 class OneRoundBitsReader final : public KernelBitsReader {
  public:
   explicit OneRoundBitsReader(const FilterReader& reader)
-      : KernelBitsReader(reader),
-        powers_row_(Kernel::PowersRow(reader.num_probes())),
-        lines_(kMajorLines ? internal::MajorLinesOf(blocks_) : internal::MajorLines{}) {}
+      : KernelBitsReader(reader), powers_row_(Kernel::PowersRow(reader.num_probes())) {}
   // Other keys go to a member function that loads the fields it needs
   // itself: the common path reads no more of the reader than it uses (and
   // GCC then saves no register).
@@ -117,37 +104,24 @@ class OneRoundBitsReader final : public KernelBitsReader {
   }
   // A batch of at most kQueryChunk keys -- every batch of MultiGet, which
   // passes at most 32 -- is answered the way the built-in answers it: all
-  // keys hashed, their blocks (or major lines) located and prefetched, then
-  // all probed in one loop with the row of powers loaded once. Larger
-  // batches take the pipeline. Both compute
+  // keys hashed, their blocks located and prefetched, then all probed in
+  // one loop with the row of powers loaded once. Larger batches take the
+  // pipeline (MatchBatch). Both compute
   //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    if constexpr (kMajorLines) {
-      Match(internal::MajorLinesOfBlocks{lines_.first, num_blocks_}, num_keys, keys, may_match);
-    } else {
-      Match(internal::WholeBlocks{blocks_, num_blocks_}, num_keys, keys, may_match);
+    if (num_keys > static_cast<int>(internal::kQueryChunk)) {
+      return MatchBatch<Kernel::kProbeChunk>(num_keys, keys, may_match);
     }
+    if (num_keys <= 0) return;
+    const size_t n = static_cast<size_t>(num_keys);
+    PrefetchedChunk chunk;
+    internal::StageChunk(
+        blocks_, num_blocks_, 0, n,
+        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
+    Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
 
  private:
-  template <typename Lines>
-  void Match(const Lines& lines, int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
-    if (num_keys <= 0) return;
-    const size_t n = static_cast<size_t>(num_keys);
-    auto hash_of = [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); };
-    auto probe_chunk = [this](const PrefetchedChunk& chunk, size_t m, bool* out) {
-      if constexpr (kMajorLines) {
-        Kernel::kProbeChunkMajorFirst(chunk, m, powers_row_, lines_, out);
-      } else {
-        Kernel::kProbeChunkOneRound(chunk, m, powers_row_, out);
-      }
-    };
-    if (n > internal::kQueryChunk) return internal::QueryPipelined(lines, n, may_match, hash_of, probe_chunk);
-    PrefetchedChunk chunk;
-    internal::StageChunk(lines, 0, n, hash_of, chunk);
-    probe_chunk(chunk, n, may_match);
-  }
-
   // Keys of 17 to 32 bytes hash here as the short ones do, without the
   // kernel's target, and jump to the one-round probe; the rest go to the
   // kernel's query of any key.
@@ -160,7 +134,6 @@ class OneRoundBitsReader final : public KernelBitsReader {
   }
 
   const uint32_t* const powers_row_;
-  const internal::MajorLines lines_;
 };
 
 struct Avx2OneRound {
@@ -168,8 +141,8 @@ struct Avx2OneRound {
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx2Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx2;
+  static constexpr auto kProbeChunk = internal::ProbeChunkAvx2;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx2;
-  static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx2;
 };
 
 struct Avx512OneRound {
@@ -177,8 +150,8 @@ struct Avx512OneRound {
   static const uint32_t* PowersRow(int k) { return internal::kOneRoundPowers512.value[k]; }
   static constexpr auto kProbe = internal::OneRoundSetAvx512Call;
   static constexpr auto kOtherKey = internal::MayContainOtherKeyAvx512;
+  static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
-  static constexpr auto kProbeChunkMajorFirst = internal::ProbeChunkMajorFirstAvx512;
 };
 
 class Avx512BitsReader final : public KernelBitsReader {
@@ -202,16 +175,13 @@ class Avx512BitsReader final : public KernelBitsReader {
   // (huge_pages.h); the built-in filter stays in 4 KiB pages.
   internal::CollapseHugePages(reader.blocks().data(), reader.blocks().size());
 #if defined(__x86_64__)
-  const bool straddles = internal::kMajorLineReads && internal::LineOffset(reader.blocks().data()) != 0;
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
-      if (reader.num_probes() > Avx512OneRound::kOneRoundProbes) return new Avx512BitsReader(reader);
-      if (straddles) return new OneRoundBitsReader<Avx512OneRound, true>(reader);
-      return new OneRoundBitsReader<Avx512OneRound, false>(reader);
+      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
+      return new Avx512BitsReader(reader);
     case Kernel::kAvx2:
-      if (reader.num_probes() > Avx2OneRound::kOneRoundProbes) return new Avx2BitsReader(reader);
-      if (straddles) return new OneRoundBitsReader<Avx2OneRound, true>(reader);
-      return new OneRoundBitsReader<Avx2OneRound, false>(reader);
+      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
+      return new Avx2BitsReader(reader);
     case Kernel::kPortable: break;
   }
 #endif
