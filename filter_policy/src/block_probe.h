@@ -109,12 +109,13 @@ inline bool AllProbesSet(const unsigned char* block, uint32_t a, int num_probes)
 // holding more of the block (a share m = max(64 - off, off) / 64 of it,
 // off = address % 64) would need the other line only when they are all set
 // and some probe is elsewhere: with a fraction f of bits set, probability
-// (1 - m (1 - f))^k - (m f)^k, 0.04 at off = 16 or 48 and 0.15 at off = 32
-// for 10 bits/key (k = 6, f = 0.45). But that other line is then a second
-// fetch that depends on the first line's bits -- a longer chain per key, or
-// a branch mispredicted whenever the answers change -- and in a batch a
-// demand miss after the prefetched ones; measured single and batched, that
-// cost more than the fetch of the second line saves.
+// (1 - m (1 - f))^k - (m f)^k, 0.04 at off = 16 or 48 and 0.14 at off = 32
+// for 10 bits/key (k = 7, f = 1 - e^(-k/10) = 0.50). But that other line is then a second
+// fetch that depends on the first line's bits: a longer chain per query
+// (or a branch mispredicted whenever the answers change) where a whole
+// block's two lines are requested together, and in a batch a demand miss
+// after the prefetched ones. Measured on batches, that cost more than the
+// second line's fetch saves.
 // Locality 1 (prefetcht2 on x86, RocksDB's choice too), not 3: a batch
 // prefetches up to 2 * kQueryChunk lines of a straddling filter, more than
 // the L1 data cache can track in flight; with the hint for the outer levels
