@@ -7,7 +7,9 @@
 // for keys of every length class XXH3 distinguishes, single and batched, at
 // probe counts each SIMD kernel takes in one round and in more.
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -37,6 +39,22 @@ std::vector<std::string> KeysOfEveryLength(char salt, size_t per_length) {
   }
   return keys;
 }
+
+std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+// The Slices of the present then the absent keys, and pointers to them, as
+// MayMatch(num_keys, ...) takes them.
+struct KeySlices {
+  KeySlices(const std::vector<std::string>& present, const std::vector<std::string>& absent) {
+    for (const auto* keys : {&present, &absent}) {
+      for (const std::string& key : *keys) slices.emplace_back(key);
+    }
+    for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  }
+  KeySlices(const KeySlices&) = delete;
+  std::vector<::rocksdb::Slice> slices;
+  std::vector<::rocksdb::Slice*> pointers;
+};
 
 class KernelRestorer {
  public:
@@ -112,12 +130,9 @@ TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
   auto policy = NewLinebloomFilterPolicy(GetParam());
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   const ::rocksdb::Slice contents(built.bytes().data(), built.bytes().size());
-  std::vector<::rocksdb::Slice> slices;
-  for (const auto* keys : {&present, &absent}) {
-    for (const std::string& key : *keys) slices.emplace_back(key);
-  }
-  std::vector<::rocksdb::Slice*> pointers;
-  for (::rocksdb::Slice& slice : slices) pointers.push_back(&slice);
+  KeySlices keys(present, absent);
+  const std::vector<::rocksdb::Slice>& slices = keys.slices;
+  ::rocksdb::Slice** const pointers = keys.pointers.data();
   for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
     if (!ForceKernel(kernel)) continue;
     std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(contents));
@@ -127,15 +142,60 @@ TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
     for (int batch : {1, 2, 7, 8, 31, 32, 33, 64, 100}) {
       std::unique_ptr<bool[]> answers(new bool[batch]);
       for (size_t start = 0; start + batch <= slices.size(); start += batch) {
-        reader->MayMatch(batch, pointers.data() + start, answers.get());
+        reader->MayMatch(batch, pointers + start, answers.get());
         for (int i = 0; i < batch; ++i) {
           ASSERT_EQ(answers[i], single[start + i]) << KernelName(kernel) << ", batch of " << batch << ", key " << i;
         }
       }
     }
     bool untouched = true;
-    reader->MayMatch(0, pointers.data(), &untouched);
+    reader->MayMatch(0, pointers, &untouched);
     EXPECT_TRUE(untouched) << KernelName(kernel);
+  }
+}
+
+// The filter bytes wherever RocksDB's buffer puts them: at any offset from
+// a cache line but 0 the blocks straddle two lines. Every kernel's reader,
+// single and batched, must answer as the API's reader of the filter as
+// built.
+TEST_P(PluginReaderKernels, FilterAtAnyOffsetFromALineAnswersAsTheApiReader) {
+  KernelRestorer restore;
+  const auto present = KeysOfEveryLength('e', 8);
+  const auto absent = KeysOfEveryLength('z', 60);
+  std::vector<std::string_view> present_views(present.begin(), present.end());
+  auto policy = NewLinebloomFilterPolicy(GetParam());
+  const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
+  FilterReader api;
+  ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
+  KeySlices keys(present, absent);
+  const std::vector<::rocksdb::Slice>& slices = keys.slices;
+  ::rocksdb::Slice** const pointers = keys.pointers.data();
+  std::vector<char> buffer(built.bytes().size() + 2 * 64);
+  const size_t to_line = (64 - reinterpret_cast<uintptr_t>(buffer.data()) % 64) % 64;
+  for (size_t off : {0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 63}) {
+    char* const at = buffer.data() + to_line + off;
+    std::copy(built.bytes().begin(), built.bytes().end(), at);
+    const ::rocksdb::Slice contents(at, built.bytes().size());
+    for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+      if (!ForceKernel(kernel)) continue;
+      std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(contents));
+      std::vector<bool> expected;
+      for (const ::rocksdb::Slice& slice : slices) expected.push_back(api.MayContain(View(slice)));
+      for (size_t i = 0; i < slices.size(); ++i) {
+        ASSERT_EQ(reader->MayMatch(slices[i]), expected[i])
+            << KernelName(kernel) << ", offset " << off << ", key " << i;
+      }
+      for (int batch : {8, 32, 100}) {
+        std::unique_ptr<bool[]> answers(new bool[batch]);
+        for (size_t start = 0; start + batch <= slices.size(); start += batch) {
+          reader->MayMatch(batch, pointers + start, answers.get());
+          for (int i = 0; i < batch; ++i) {
+            ASSERT_EQ(answers[i], expected[start + i])
+                << KernelName(kernel) << ", offset " << off << ", batch of " << batch << ", key " << start + i;
+          }
+        }
+      }
+    }
   }
 }
 
