@@ -20,10 +20,9 @@
 //                    when RocksDB loads a filter block (see below)
 //   align_blocks     bool, default true: filters of 1 MiB or more start with
 //                    the lead bytes that put their blocks on cache lines in
-//                    the memory RocksDB reads them into (format version 2,
-//                    compact kind 4, docs/FORMAT.md); false writes format
-//                    versions 1 and 3 only, which linebloom releases before
-//                    versions 2 and 4 can read
+//                    the memory RocksDB reads them into (format versions 2
+//                    and 4, docs/FORMAT.md); false writes versions 1 and 3
+//                    only, which older linebloom releases can read too
 //   level_aware      bool, default false: under leveled compaction, give each
 //                    SST's filter the bits per key of its level from the
 //                    level planner (linebloom/planner/level_planner.h) for
