@@ -34,6 +34,8 @@ double KindFpr(FilterKind kind, double b) {
 // per process and shared; read-only afterwards.
 struct FprGrid {
   std::vector<double> bits, fpr;
+  // The rates never rise with the bits, from at most 1 (no filter's rate).
+  bool rates_fall = false;
   explicit FprGrid(FilterKind kind) {
     const bool compact = kind == FilterKind::kCompact;
     const double first = compact ? kMinCompactBitsPerKey : 1.0;
@@ -43,6 +45,7 @@ struct FprGrid {
       bits.push_back(b);
       fpr.push_back(KindFpr(kind, b));
     }
+    rates_fall = fpr.front() <= 1.0 && std::is_sorted(fpr.rbegin(), fpr.rend());
   }
 };
 
@@ -214,9 +217,6 @@ struct GridRuns {
   std::vector<const FprGrid*> grids;
   std::span<const uint64_t> entries;
   std::vector<double> w;
-  // Per run: its grid's rates never rise with the bits, from at most 1 (no
-  // filter's rate).
-  std::vector<bool> falling;
 
   size_t size() const { return entries.size(); }
   double n(size_t j) const { return static_cast<double>(entries[j]); }
@@ -302,7 +302,7 @@ bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::v
       p[j] = pj;
       return true;
     }
-    if (runs.falling[j] && theirs >= bar) break;
+    if (runs.grids[j]->rates_fall && theirs >= bar) break;
   }
   return false;
 }
@@ -332,12 +332,8 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
                                    std::span<const FilterKind> given_kinds, double average_bits_per_key) {
   const std::vector<FilterKind> kinds = NormalizedKinds(given_kinds, entries_per_run.size());
-  GridRuns runs{{}, entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size()), {}};
-  for (FilterKind kind : kinds) {
-    const FprGrid& grid = Grid(kind);
-    runs.grids.push_back(&grid);
-    runs.falling.push_back(grid.fpr.front() <= 1.0 && std::is_sorted(grid.fpr.rbegin(), grid.fpr.rend()));
-  }
+  GridRuns runs{{}, entries_per_run, NormalizedWeights(lookup_weights, entries_per_run.size())};
+  for (FilterKind kind : kinds) runs.grids.push_back(&Grid(kind));
   double total_entries = 0;
   for (uint64_t n : entries_per_run) total_entries += static_cast<double>(n);
   const double budget = average_bits_per_key * total_entries;

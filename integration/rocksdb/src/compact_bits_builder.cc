@@ -97,6 +97,18 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
   repeats_.KeyAndAlt(KeyHash(View(key), seed_), KeyHash(View(alt), seed_), [this](uint64_t hash) { Append(hash); });
 }
 
+// The exact size is known only once the keys are placed; the lead is asked
+// for the model's (EstimatedSize), which is within a few lines of it: the
+// allocator places buffers of both sizes alike. The layers together spend
+// the bits per key, so a filter is about NumKeys * bits / 8 bytes plus two
+// lines and its table; below half of kLeadFromBytes by that count it is far
+// below kLeadFromBytes and gets no lead, without evaluating the model.
+size_t CompactBitsBuilder::LeadBytes() const {
+  const double bytes = static_cast<double>(builder_.NumKeys()) * bits_per_key_ / 8;
+  if (!read_memory_.align || bytes < static_cast<double>(kLeadFromBytes) / 2) return 0;
+  return LeadBytesForBlockRead(builder_.EstimatedSize() - builder_.lead_bytes(), read_memory_);
+}
+
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   builder_.ReleaseFinishedHashes();
   std::unique_ptr<char[]> bytes;
@@ -110,10 +122,7 @@ void CompactBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocks
     bytes.reset(new char[size]);
     std::memcpy(bytes.get(), empty.data(), size);
   } else {
-    // The exact size is known only once the keys are placed; the lead is
-    // asked for the model's (EstimatedSize), which is within a few lines
-    // of it: the allocator places buffers of both sizes alike.
-    builder_.SetLeadBytes(LeadBytesForBlockRead(builder_.EstimatedSize() - builder_.lead_bytes(), read_memory_));
+    builder_.SetLeadBytes(LeadBytes());
     bytes = builder_.FinishBuffer(&size);
     if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
   }

@@ -96,6 +96,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
  private:
   void Append(uint64_t hash);
+  // The lead bytes of the filter Finish is about to write.
+  size_t LeadBytes() const;
 
   CompactFilterBuilder builder_;
   uint32_t seed_;
