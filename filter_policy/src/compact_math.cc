@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <vector>
 
@@ -19,11 +21,16 @@ using internal::compact::kOrders;
 
 constexpr double kMaxBumpedKeyShare = 0.045;
 
+// 2^e, exactly std::ldexp(1.0, e) for the normal range the model uses
+// (e >= -504): the exponent field set directly, without ldexp's call,
+// which the shape search would make hundreds of times per estimate.
+double Pow2(int e) { return std::bit_cast<double>(static_cast<uint64_t>(1023 + e) << 52); }
+
 // Probability that the i-th key (0-based) of a line of C columns and R
 // planes does not fit, the i before it having fitted independently.
 double MissProbability(int i, int columns, int planes) {
-  double disagree = 1.0 - std::ldexp(1.0, -planes);
-  return i < columns ? std::ldexp(1.0, i - columns) * disagree : disagree;
+  double disagree = 1.0 - Pow2(-planes);
+  return i < columns ? Pow2(i - columns) * disagree : disagree;
 }
 
 // The model's terms for one line of k keys (compact_math.h): A, B and the
@@ -49,17 +56,18 @@ struct LineTerms {
 // order's k / 127, leave too: k - j + k c keys bumped (k for j = 0).
 class LineModel {
  public:
-  LineModel(int r, int max_keys) : r_(r) {
-    extra_.assign(max_keys + 1, 1.0);
-    survive_.assign(max_keys + 1, 1.0);
-    f0_.assign(max_keys + 1, 0.0);
-    f1_.assign(max_keys + 1, 0.0);
-    for (int i = 0; i < max_keys; ++i) {
-      extra_[i + 1] = extra_[i] * (1 - MissProbability(i, ColumnsFor(r + 1), r + 1));
-      const double fail = survive_[i] * MissProbability(i, ColumnsFor(r), r);
-      survive_[i + 1] = survive_[i] - fail;
-      f0_[i + 1] = f0_[i] + fail;
-      f1_[i + 1] = f1_[i] + i * fail;
+  explicit LineModel(int r) : r_(r), extra_{1.0}, survive_{1.0}, f0_{0.0}, f1_{0.0} {}
+
+  // Makes Terms(k) answerable for k <= max_keys. The prefix values do not
+  // depend on how far they reach, so one model serves a shape search's
+  // every estimate at its r.
+  void Extend(int max_keys) {
+    for (int i = static_cast<int>(extra_.size()) - 1; i < max_keys; ++i) {
+      extra_.push_back(extra_[i] * (1 - MissProbability(i, ColumnsFor(r_ + 1), r_ + 1)));
+      const double fail = survive_[i] * MissProbability(i, ColumnsFor(r_), r_);
+      survive_.push_back(survive_[i] - fail);
+      f0_.push_back(f0_[i] + fail);
+      f1_.push_back(f1_[i] + i * fail);
     }
   }
 
@@ -71,7 +79,7 @@ class LineModel {
     const double first_fail = k > 0 ? f0_[1] : 0.0;
     const double lost = k * f0_[k] - f1_[k] + k * c * (f0_[k] - first_fail);
     LineTerms t;
-    t.matched = extra * std::ldexp(1.0, -(r_ + 1)) + (1 - extra) * answered * std::ldexp(1.0, -r_);
+    t.matched = extra * Pow2(-(r_ + 1)) + (1 - extra) * answered * Pow2(-r_);
     t.bumped = (1 - extra) * sent;
     t.bumped_keys = (1 - extra) * lost;
     return t;
@@ -100,7 +108,11 @@ size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line) {
   return static_cast<size_t>(std::clamp(lines, 1.0, 4294967295.0));
 }
 
-CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
+namespace {
+
+// EstimateCompact with `model` at shape.fingerprint_bits, extended here as
+// far as the key count needs.
+CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t num_keys) {
   CompactEstimate e;
   if (num_keys == 0) return e;
   size_t lines = CompactFirstLayerLines(num_keys, shape.keys_per_line);
@@ -114,13 +126,17 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
   } else {
     lo = num_keys;
   }
-  const LineModel model(shape.fingerprint_bits, static_cast<int>(hi));
+  model.Extend(static_cast<int>(hi));
   double matched = 0, bumped = 0, bumped_keys = 0;
-  const double log_odds = lines == 1 ? 0 : std::log(p) - std::log1p(-p);
-  double log_weight = lines == 1 ? 0 : LogBinomialPmf(num_keys, lo, p);
+  // The weights by the ratio of neighbours (LogBinomialPmf), in linear
+  // space: one exp for the first, then a multiply per k (a log and an exp
+  // per k would be most of a shape search's time). No underflow: a line's
+  // mean load is at most 512 / kMinCompactBitsPerKey < 94 keys, so the
+  // first weight, at most 12 sd below it or at k = 0, is above e^-94.
+  const double odds = lines == 1 ? 0 : p / (1 - p);
+  double weight = lines == 1 ? 1 : std::exp(LogBinomialPmf(num_keys, lo, p));
   for (size_t k = lo; k <= hi; ++k) {
-    if (k > lo) log_weight += std::log(static_cast<double>(num_keys - k + 1) / static_cast<double>(k)) + log_odds;
-    const double weight = std::exp(log_weight);
+    if (k > lo) weight *= static_cast<double>(num_keys - k + 1) / static_cast<double>(k) * odds;
     if (weight < 1e-300) continue;
     const LineTerms t = model.Terms(static_cast<int>(k));
     matched += weight * t.matched;
@@ -133,6 +149,13 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
   return e;
 }
 
+}  // namespace
+
+CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
+  LineModel model(shape.fingerprint_bits);
+  return EstimateWith(model, shape, num_keys);
+}
+
 namespace {
 
 CompactShape SearchShape(double bits_per_key, size_t num_keys) {
@@ -143,12 +166,13 @@ CompactShape SearchShape(double bits_per_key, size_t num_keys) {
     // Lines of r planes hold about C_r - 1 keys; skip r far from the load.
     if (ColumnsFor(r) < 0.8 * keys_per_512 || ColumnsFor(r) > 2.0 * keys_per_512 + 4) continue;
     CompactShape shape{r, keys_per_512};
+    LineModel model(r);
     CompactEstimate e;
     // The first layer holds (1 - bumped share) of the keys; the next
     // layers, as loaded, the rest: keys per line such that all layers
     // together spend bits_per_key.
     for (int round = 0; round < 4; ++round) {
-      e = EstimateCompact(shape, num_keys);
+      e = EstimateWith(model, shape, num_keys);
       shape.keys_per_line = keys_per_512 / (1 - e.bumped_key_share);
     }
     if (e.bumped_key_share <= kMaxBumpedKeyShare && e.false_positive_rate < best_fpr) {

@@ -207,6 +207,56 @@ TEST(CompactMath, BitsForARateReachIt) {
   }
 }
 
+// The model (compact_math.h) computed the plain way, as a check of the
+// library's prefix sums and its weights by neighbour ratios: each line load
+// k's binomial weight from lgamma, each load's terms summed over the key
+// that first fails to fit.
+CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
+  const int r = shape.fingerprint_bits;
+  const double lines = std::ceil(static_cast<double>(n) / shape.keys_per_line);
+  const double p = 1 / lines;
+  auto miss = [](int i, int planes) {
+    const double disagree = 1 - std::pow(2.0, -planes);
+    const int columns = 504 / planes;
+    return i < columns ? std::pow(2.0, i - columns) * disagree : disagree;
+  };
+  const double c = 0.5 / 127;
+  double matched = 0, bumped = 0, bumped_keys = 0;
+  for (size_t k = 0; k <= std::min<size_t>(n, 400); ++k) {
+    const double weight =
+        lines == 1 ? (k == n ? 1.0 : 0.0)
+                   : std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
+                              static_cast<double>(k) * std::log(p) + static_cast<double>(n - k) * std::log1p(-p));
+    double extra = static_cast<int>(k) + 1 <= 504 / (r + 1) ? 1.0 : 0.0;
+    for (size_t i = 0; i < k; ++i) extra *= 1 - miss(static_cast<int>(i), r + 1);
+    double survive = 1, sent = 0, failed = 0, lost = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const double fail = survive * miss(static_cast<int>(j), r);
+      survive -= fail;
+      failed += fail;
+      sent += fail * (static_cast<double>(k - j) / (k + 1.0) + c);
+      lost += fail * (static_cast<double>(k - j) + (j > 0 ? static_cast<double>(k) * c : 0.0));
+    }
+    const double answered = failed - sent + survive;
+    matched += weight * (extra * std::pow(2.0, -(r + 1)) + (1 - extra) * answered * std::pow(2.0, -r));
+    bumped += weight * (1 - extra) * sent;
+    bumped_keys += weight * (1 - extra) * lost;
+  }
+  return {matched / (1 - std::min(bumped, 0.5)), bumped, bumped_keys / (static_cast<double>(n) * p)};
+}
+
+TEST(CompactMath, EstimateIsThePlainModel) {
+  for (const ModelCase& m : {ModelCase{7.75, 3'000}, ModelCase{11.5, 200'000}, ModelCase{10, 300},
+                             ModelCase{5.5, 50'000}, ModelCase{20, 40}, ModelCase{8, 1}}) {
+    const CompactShape shape = CompactShapeFor(m.bits_per_key, m.keys);
+    const CompactEstimate got = EstimateCompact(shape, m.keys);
+    const CompactEstimate want = PlainModel(shape, m.keys);
+    EXPECT_NEAR(got.false_positive_rate, want.false_positive_rate, 1e-9 * want.false_positive_rate) << m.bits_per_key;
+    EXPECT_NEAR(got.second_line_share, want.second_line_share, 1e-9 * want.second_line_share + 1e-300) << m.keys;
+    EXPECT_NEAR(got.bumped_key_share, want.bumped_key_share, 1e-9 * want.bumped_key_share + 1e-300) << m.keys;
+  }
+}
+
 TEST(CompactMath, SettingsAreClamped) {
   EXPECT_EQ(CompactShapeFor(1.0, 1000).fingerprint_bits, CompactShapeFor(kMinCompactBitsPerKey, 1000).fingerprint_bits);
   EXPECT_EQ(CompactShapeFor(500, 1000).fingerprint_bits, CompactShapeFor(kMaxCompactBitsPerKey, 1000).fingerprint_bits);
