@@ -130,9 +130,9 @@ CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t
   double matched = 0, bumped = 0, bumped_keys = 0;
   // The weights by the ratio of neighbours (LogBinomialPmf), in linear
   // space: one exp for the first, then a multiply per k (a log and an exp
-  // per k would be most of a shape search's time). No underflow: a line's
-  // mean load is at most 512 / kMinCompactBitsPerKey < 94 keys, so the
-  // first weight, at most 12 sd below it or at k = 0, is above e^-94.
+  // per k would be most of a shape search's time). No underflow: the first
+  // weight is at k = max(0, m - 12 sd - 24) for the mean load m, where the
+  // weight is above about e^-200 for any m (e^-m at k = 0, m < 192).
   const double odds = lines == 1 ? 0 : p / (1 - p);
   double weight = lines == 1 ? 1 : std::exp(LogBinomialPmf(num_keys, lo, p));
   for (size_t k = lo; k <= hi; ++k) {

@@ -257,6 +257,16 @@ TEST(CompactMath, EstimateIsThePlainModel) {
   }
 }
 
+// A shape loaded far beyond what CompactShapeFor gives (1,000 keys per
+// line, where a line holds about 70): the model's weights, stepped from
+// 12 sd below the mean load, still see the lines and their bumping.
+TEST(CompactMath, OverloadedShapeIsModeled) {
+  const CompactEstimate e = EstimateCompact(CompactShape{7, 1000.0}, 100'000);
+  EXPECT_GT(e.false_positive_rate, 0.0);
+  EXPECT_GT(e.bumped_key_share, 0.5);
+  EXPECT_TRUE(std::isfinite(e.false_positive_rate));
+}
+
 TEST(CompactMath, SettingsAreClamped) {
   EXPECT_EQ(CompactShapeFor(1.0, 1000).fingerprint_bits, CompactShapeFor(kMinCompactBitsPerKey, 1000).fingerprint_bits);
   EXPECT_EQ(CompactShapeFor(500, 1000).fingerprint_bits, CompactShapeFor(kMaxCompactBitsPerKey, 1000).fingerprint_bits);
