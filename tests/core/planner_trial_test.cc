@@ -31,8 +31,19 @@ void ExpectSameFiles(const std::vector<TrackedFile>& a, const std::vector<Tracke
   }
 }
 
+// The keys of a level's live files, summed afresh.
+uint64_t SummedKeys(const TrackedTree& tree, int level) {
+  uint64_t keys = 0;
+  for (const TrackedFile& file : tree.LiveFiles()) keys += file.level == level ? file.filter_entries : 0;
+  return keys;
+}
+
 void ExpectSameTree(const TrackedTree& a, const TrackedTree& b) {
   ExpectSameFiles(a.LiveFiles(), b.LiveFiles());
+  for (int level = 1; level <= 4; ++level) {
+    EXPECT_EQ(a.LiveKeys(level), SummedKeys(a, level)) << "level " << level;
+    EXPECT_EQ(b.LiveKeys(level), SummedKeys(b, level)) << "level " << level;
+  }
   EXPECT_EQ(a.any_filter, b.any_filter);
   EXPECT_EQ(a.smallest, b.smallest);
   EXPECT_EQ(a.largest, b.largest);
@@ -64,6 +75,30 @@ TEST(PlannerTrial, ATrialIsTheRecordedFileAndLeavesNoTrace) {
     ExpectSameTree(tree, before);
     EXPECT_EQ(tree.live.contains(4), before.live.contains(4));
   }
+}
+
+// The live keys kept with the files: recorded files replacing others, and
+// a listing from the engine that names one file twice (the later wins).
+TEST(PlannerTrial, LiveKeysFollowTheFiles) {
+  std::mt19937_64 rng(4);
+  TrackedTree tree;
+  for (int step = 0; step < 200; ++step) {
+    const uint64_t start = rng() % 100000;
+    const int level = 1 + static_cast<int>(rng() % 2);
+    tree.SeeLevel(level);
+    tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % 3000), 1 + rng() % 500, 80, 10);
+    for (int l = 1; l <= 2; ++l) ASSERT_EQ(tree.LiveKeys(l), SummedKeys(tree, l)) << "step " << step;
+  }
+  EXPECT_GT(tree.LiveKeys(1), 0u);
+  const std::vector<TrackedFile> listing = {{1, Key(5), Key(9), 40, 60},
+                                            {2, Key(3), Key(4), 7, 30},
+                                            {1, Key(5), Key(8), 25, 50},
+                                            {1, Key(20), Key(30), 6, 40}};
+  tree.ReplaceLive(listing);
+  EXPECT_EQ(tree.LiveKeys(1), 31u);
+  EXPECT_EQ(tree.LiveKeys(2), 7u);
+  EXPECT_EQ(tree.LiveKeys(3), 0u);
+  EXPECT_EQ(SummedKeys(tree, 1), 31u);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "plan_books.h"
 
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "linebloom/filter_format.h"
 #include "linebloom/planner/tracked_plan.h"
@@ -39,12 +41,58 @@ double PlanBooks::NominalAverage() const {
 }
 
 double PlanBooks::RealBytes(const std::vector<double>& bits, const std::vector<double>& own_bits) const {
+  return SumBytes(booked_, bits, own_bits);
+}
+
+double PlanBooks::SumBytes(std::span<const Booked> booked, const std::vector<double>& bits,
+                           const std::vector<double>& own_bits) const {
   double sum = l0_keys_ > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys_, bits[0])) : 0.0;
-  for (const Booked& b : booked_) {
-    const double file_bits = BookedBits(b, bits, own_bits);
-    sum += file_bits > 0 ? runs_.Scale(b.level) * static_cast<double>(FilterBytesFor(b.file->keys, file_bits)) : 0.0;
-  }
+  for (const Booked& b : booked) sum += BookedBytes(b, BookedBits(b, bits, own_bits));
   return sum;
+}
+
+double PlanBooks::FitLastRun(std::vector<double> bits, const std::vector<double>& own_bits, double hi,
+                             int steps) const {
+  double lo = 0;
+  const size_t last = bits.size() - 1;
+  auto varied = [last](const Booked& b) { return !b.pinned && b.run == last; };
+  // The files of the last run come last in the books (levels in order);
+  // summing the others first is then RealBytes's own order. Else, and when
+  // the last run is L0's (whose term comes first), bisect with RealBytes.
+  size_t first_varied = booked_.size();
+  while (first_varied > 0 && varied(booked_[first_varied - 1])) --first_varied;
+  const std::span<const Booked> fixed = std::span(booked_).first(first_varied);
+  if (last == 0 || std::any_of(fixed.begin(), fixed.end(), varied)) {
+    for (int step = 0; step < steps; ++step) {
+      bits.back() = 0.5 * (lo + hi);
+      (RealBytes(bits, own_bits) <= builtin_ ? lo : hi) = bits.back();
+    }
+    return lo;
+  }
+  const double fixed_bytes = SumBytes(fixed, bits, own_bits);
+  const std::span<const Booked> files = std::span(booked_).subspan(first_varied);
+  // Each file's term at lo, at hi, and at the step's midpoint.
+  std::vector<double> at_lo(files.size()), at_hi(files.size()), at_mid(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    at_lo[i] = BookedBytes(files[i], lo);
+    at_hi[i] = BookedBytes(files[i], hi);
+  }
+  for (int step = 0; step < steps; ++step) {
+    const double mid = 0.5 * (lo + hi);
+    double sum = fixed_bytes;
+    for (size_t i = 0; i < files.size(); ++i) {
+      at_mid[i] = at_lo[i] == at_hi[i] ? at_lo[i] : BookedBytes(files[i], mid);
+      sum += at_mid[i];
+    }
+    if (sum <= builtin_) {
+      lo = mid;
+      at_lo.swap(at_mid);
+    } else {
+      hi = mid;
+      at_hi.swap(at_mid);
+    }
+  }
+  return lo;
 }
 
 double PlanBooks::LargestUpperExcess(const std::vector<double>& bits, const std::vector<double>& own_bits) const {

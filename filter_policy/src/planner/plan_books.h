@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "linebloom/filter_format.h"
 #include "linebloom/planner/tracked_tree.h"
 #include "tracked_runs.h"
 
@@ -35,6 +37,14 @@ class PlanBooks {
   // The largest excess of an upper-level file's bytes under its booked bits
   // over the built-in's bytes for it.
   double LargestUpperExcess(const std::vector<double>& bits, const std::vector<double>& own_bits) const;
+  // The largest x that `steps` halvings of [0, hi] find with
+  // RealBytes(bits with bits.back() = x, own_bits) <= builtin_bytes(), the
+  // same x to the last bit as a bisection that calls RealBytes. It sums
+  // once the files whose bits do not depend on the last run's, and each
+  // step computes a last-run file's bytes only while they differ at the
+  // two ends of the interval (they are monotone in the bits, so they are
+  // the same everywhere between): after a few steps, few files.
+  double FitLastRun(std::vector<double> bits, const std::vector<double>& own_bits, double hi, int steps) const;
 
  private:
   struct Booked {
@@ -46,6 +56,13 @@ class PlanBooks {
   double BookedBits(const Booked& b, const std::vector<double>& bits, const std::vector<double>& own_bits) const {
     return b.pinned ? own_bits[b.run] : bits[b.run];
   }
+  // A booked file's term of RealBytes at `file_bits`.
+  double BookedBytes(const Booked& b, double file_bits) const {
+    return file_bits > 0 ? runs_.Scale(b.level) * static_cast<double>(FilterBytesFor(b.file->keys, file_bits)) : 0.0;
+  }
+  // L0's bytes and those of `booked`, in order: RealBytes over part of the books.
+  double SumBytes(std::span<const Booked> booked, const std::vector<double>& bits,
+                  const std::vector<double>& own_bits) const;
 
   const TrackedRuns& runs_;
   const double average_bits_per_key_;

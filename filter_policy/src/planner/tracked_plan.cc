@@ -32,13 +32,8 @@ std::vector<double> WithLastRunTopped(std::vector<double> bits, const TrackedRun
 
 // The largest last-level bits (by bisection) whose real bytes, with the
 // other levels at their bits, stay within the built-in's.
-double FitLastLevel(const PlanBooks& books, std::vector<double> bits, const std::vector<double>& own_bits) {
-  double lo = 0, hi = kMaxLevelBitsPerKey;
-  for (int step = 0; step < kBudgetBisections; ++step) {
-    bits.back() = 0.5 * (lo + hi);
-    (books.RealBytes(bits, own_bits) <= books.builtin_bytes() ? lo : hi) = bits.back();
-  }
-  return lo;
+double FitLastLevel(const PlanBooks& books, const std::vector<double>& bits, const std::vector<double>& own_bits) {
+  return books.FitLastRun(bits, own_bits, kMaxLevelBitsPerKey, kBudgetBisections);
 }
 
 // The last level's bytes per key for the block dither: the built-in's
@@ -103,9 +98,7 @@ std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const Planne
   plan.real_bytes = books.RealBytes(plan.bits_per_key, plan.own_bits_per_key);
   plan.builtin_bytes = books.builtin_bytes();
   if (deepest != tree.live.end()) {
-    double keys = 0;
-    for (const auto& [smallest, file] : deepest->second) keys += static_cast<double>(file.keys);
-    plan.last_bytes_per_key = LastBytesPerKey(books, plan, keys);
+    plan.last_bytes_per_key = LastBytesPerKey(books, plan, static_cast<double>(tree.LiveKeys(tree.deepest)));
   }
   return plan;
 }

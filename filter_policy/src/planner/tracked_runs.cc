@@ -9,18 +9,6 @@
 #include "linebloom/planner/tree_model.h"
 
 namespace linebloom::planner {
-namespace {
-
-double LiveKeys(const TrackedTree& tree, int level) {
-  double keys = 0;
-  if (auto it = tree.live.find(level); it != tree.live.end()) {
-    for (const auto& [smallest, file] : it->second) keys += static_cast<double>(file.keys);
-  }
-  return keys;
-}
-
-}  // namespace
-
 TrackedRuns MeasureTrackedRuns(const TrackedTree& tree, const PlannerOptions& options) {
   const int s = tree.shallowest, d = tree.deepest;
   const size_t num_runs = tree.NumRuns();
@@ -30,7 +18,7 @@ TrackedRuns MeasureTrackedRuns(const TrackedTree& tree, const PlannerOptions& op
   for (size_t run = 0; run < num_runs; ++run) runs.kinds.push_back(KindOfLevel(options, tree.LevelOfRun(run), d));
   for (size_t run = 1; run < num_runs; ++run) {
     const int level = tree.LevelOfRun(run);
-    const double keys = LiveKeys(tree, level);
+    const auto keys = static_cast<double>(tree.LiveKeys(level));
     const double c = tree.Coverage(level);
     if (level == d) {
       runs.entries[run] = c > 0 ? keys / c : keys;

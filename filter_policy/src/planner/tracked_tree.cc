@@ -33,6 +33,7 @@ auto FirstOverlapCandidate(Files& files, std::string_view smallest) {
 void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_smallest, std::string_view file_largest,
                        uint64_t keys, uint64_t bytes, std::vector<TrackedTree::LiveLevel::node_type>* replaced) {
   TrackedTree::LiveLevel& files = tree.live[level];
+  uint64_t& level_keys = tree.live_keys[level];
   tree.coverage_memo.erase(level);
   auto running = tree.coverage_running.find(level);
   const KeySpace space(tree.smallest, tree.largest);
@@ -45,6 +46,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
     if (running != tree.coverage_running.end()) {
       running->second.Remove(space.Fraction(it->first, it->second.largest));
     }
+    level_keys -= it->second.keys;
     if (replaced == nullptr) {
       it = files.erase(it);
     } else {
@@ -52,6 +54,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
     }
   }
   files.emplace(std::string(file_smallest), TrackedTree::Live{std::string(file_largest), keys, bytes});
+  level_keys += keys;
   if (running != tree.coverage_running.end()) running->second.Add(space.Fraction(file_smallest, file_largest));
 }
 
@@ -121,6 +124,7 @@ TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smal
   trial.smallest = smallest;
   trial.largest = largest;
   trial.added.assign(file_smallest);
+  trial.live_keys = LiveKeys(level);
   trial.coverage_memo = coverage_memo;
   trial.coverage_running = coverage_running;
   WidenKeySpace(file_smallest, file_largest);
@@ -131,10 +135,12 @@ TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smal
 void TrackedTree::EndTrial(Trial trial) {
   if (trial.new_level) {
     live.erase(trial.level);
+    live_keys.erase(trial.level);
   } else {
     LiveLevel& files = live[trial.level];
     files.erase(trial.added);
     for (LiveLevel::node_type& node : trial.replaced) files.insert(std::move(node));
+    live_keys[trial.level] = trial.live_keys;
   }
   any_filter = trial.any_filter;
   smallest = std::move(trial.smallest);
@@ -145,12 +151,20 @@ void TrackedTree::EndTrial(Trial trial) {
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
   live.clear();
+  live_keys.clear();
   coverage_memo.clear();
   coverage_running.clear();
   for (const TrackedFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
     WidenKeySpace(file.smallest, file.largest);
-    live[file.level].insert_or_assign(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
+    LiveLevel& level = live[file.level];
+    uint64_t& level_keys = live_keys[file.level];
+    auto [it, inserted] = level.try_emplace(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
+    if (!inserted) {
+      level_keys -= it->second.keys;
+      it->second = Live{file.largest, file.filter_entries, file.filter_bytes};
+    }
+    level_keys += file.filter_entries;
     // A file moved down unrewritten may populate a level no filter was built at.
     SeeLevel(file.level);
   }
@@ -162,6 +176,11 @@ bool TrackedTree::Pinned(int level, std::string_view file_smallest, std::string_
   if (found == live.end()) return false;
   auto it = FirstOverlapCandidate(found->second, file_smallest);
   return it != found->second.end() && std::string_view(it->first) <= file_largest;
+}
+
+uint64_t TrackedTree::LiveKeys(int level) const {
+  auto it = live_keys.find(level);
+  return it == live_keys.end() ? 0 : it->second;
 }
 
 double TrackedTree::Coverage(int level) const {

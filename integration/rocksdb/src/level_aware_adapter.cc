@@ -2,6 +2,7 @@
 
 #include "level_aware_adapter.h"
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,12 +70,25 @@ class ObservingBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
  private:
   // Bytewise min and max, not first and last: the column family's
-  // comparator need not be bytewise, and prefixes are interleaved.
+  // comparator need not be bytewise, and prefixes are interleaved. Keys
+  // mostly come in ascending order, so a key above the largest is taken
+  // with one comparison (it cannot be below the smallest), and copied over
+  // the old one in place when it is as long.
   void Record(const ::rocksdb::Slice& entry) {
     const std::string_view e(entry.data(), entry.size());
-    if (!any_ || e < std::string_view(smallest_)) smallest_.assign(e);
-    if (!any_ || e > std::string_view(largest_)) largest_.assign(e);
-    any_ = true;
+    if (!any_) {
+      smallest_.assign(e);
+      largest_.assign(e);
+      any_ = true;
+    } else if (e > std::string_view(largest_)) {
+      if (e.size() == largest_.size()) {
+        std::memcpy(largest_.data(), e.data(), e.size());
+      } else {
+        largest_.assign(e);
+      }
+    } else if (e < std::string_view(smallest_)) {
+      smallest_.assign(e);
+    }
   }
 
   // Before each Finish: a pinned file's own bits (BitsAtFinish), else the

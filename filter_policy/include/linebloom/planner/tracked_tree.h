@@ -59,8 +59,11 @@ struct TrackedTree {
   std::map<int, std::deque<Filter>> recent;  // by level, newest last
   std::map<int, Spend> spend;                // by level
   std::map<int, LiveLevel> live;             // by level >= 1
-  double key_bytes = 0, key_samples = 0;     // for the mean key length
-  uint64_t observations = 0;                 // filters recorded
+  // The keys of each level's live files, kept with `live` (a plan sums
+  // them for every file built, so it does not walk the levels' files).
+  std::map<int, uint64_t> live_keys;
+  double key_bytes = 0, key_samples = 0;  // for the mean key length
+  uint64_t observations = 0;              // filters recorded
   // Every file of the tree asks whether the deepest level covers enough of
   // the key space (IsTracked): Coverage sums over all of that level's live
   // files, and each file built there changes one term. So each level keeps
@@ -108,6 +111,7 @@ struct TrackedTree {
     bool any_filter = false;
     std::string smallest, largest, added;
     std::vector<LiveLevel::node_type> replaced;
+    uint64_t live_keys = 0;  // of the level before
     std::map<int, double> coverage_memo;
     std::map<int, RunningCoverage> coverage_running;
   };
@@ -123,6 +127,8 @@ struct TrackedTree {
   // upper level's (shallowest..deepest-1) that overlaps a live file of the
   // level below, so the engine cannot move it down unrewritten.
   bool Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const;
+  // The keys of the live files of `level` (live_keys).
+  uint64_t LiveKeys(int level) const;
   // The fraction of the key space the live files of `level` span, at most 1.
   double Coverage(int level) const;
   // Coverage(level) >= threshold, mostly without summing the level's files.

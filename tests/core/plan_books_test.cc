@@ -1,0 +1,85 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The books of a tracked plan (filter_policy/src/planner/plan_books.h): the
+// search for the last level's bits (FitLastRun) must find what a bisection
+// of RealBytes finds, to the last bit, or plans would change with it.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "linebloom/planner/planner_options.h"
+#include "linebloom/planner/tracked_plan.h"
+#include "linebloom/planner/tracked_tree.h"
+#include "planner/plan_books.h"
+#include "planner/tracked_runs.h"
+
+namespace linebloom::planner {
+namespace {
+
+std::string Key(uint64_t x) {
+  std::string key(8, '\0');
+  for (int i = 7; i >= 0; --i, x >>= 8) key[static_cast<size_t>(i)] = static_cast<char>(x & 0xff);
+  return key;
+}
+
+// L4..L6 over keys 0..999 999: L6 in 200 files of uneven key counts that
+// cover everything, L5 in 12 and L4 in 3 narrower files, every one of
+// them over a live file of the level below (so pinned), and one L0 file.
+TrackedTree UnevenTree() {
+  TrackedTree tree;
+  auto record = [&tree](int level, uint64_t first, uint64_t last, uint64_t keys) {
+    if (level > 0) tree.SeeLevel(level);
+    tree.RecordFilter(level, Key(first), Key(last), keys, keys * 10 / 8 + 16, 10);
+  };
+  for (uint64_t i = 0; i < 200; ++i) record(6, i * 5000, i * 5000 + 4999, 1500 + (i * 37) % 900);
+  for (uint64_t i = 0; i < 12; ++i) record(5, i * 80000, i * 80000 + 9999, 700 + i * 11);
+  for (uint64_t i = 0; i < 3; ++i) record(4, i * 300000, i * 300000 + 999, 90 + i);
+  record(0, 0, 999999, 400);
+  return tree;
+}
+
+// The bisection as RealBytes alone answers it.
+double ReferenceFit(const PlanBooks& books, std::vector<double> bits, const std::vector<double>& own_bits) {
+  double lo = 0, hi = 64;
+  for (int step = 0; step < 40; ++step) {
+    bits.back() = 0.5 * (lo + hi);
+    (books.RealBytes(bits, own_bits) <= books.builtin_bytes() ? lo : hi) = bits.back();
+  }
+  return lo;
+}
+
+TEST(PlanBooks, FitLastRunIsTheBisectionOfRealBytes) {
+  const TrackedTree tree = UnevenTree();
+  ASSERT_TRUE(IsTracked(tree));
+  const PlannerOptions options;
+  const TrackedRuns runs = MeasureTrackedRuns(tree, options);
+  const PlanBooks books(tree, runs, options.average_bits_per_key);
+  const size_t num_runs = tree.NumRuns();
+  ASSERT_EQ(num_runs, 4u);  // L0, L4, L5, L6
+  std::set<double> fits;
+  // Upper levels from spending little to spending the most bits.
+  for (double upper : {0.0, 3.0, 9.7, 14.0, 20.5, 31.0, 64.0}) {
+    for (double own_over : {0.0, 0.4, 2.0}) {
+      std::vector<double> bits(num_runs), own_bits(num_runs);
+      for (size_t run = 0; run + 1 < num_runs; ++run) {
+        bits[run] = upper * (1.0 - 0.1 * static_cast<double>(run));
+        own_bits[run] = bits[run] + own_over;
+      }
+      bits.back() = own_bits.back() = 5;
+      const double fit = books.FitLastRun(bits, own_bits, 64, 40);
+      ASSERT_EQ(fit, ReferenceFit(books, bits, own_bits)) << "upper " << upper << " own +" << own_over;
+      fits.insert(fit);
+    }
+  }
+  // Each setting leaves the last level its own room.
+  EXPECT_EQ(fits.size(), 21u);
+  EXPECT_GT(*fits.begin(), 1.0);
+  EXPECT_LT(*fits.rbegin(), 64.0);
+}
+
+}  // namespace
+}  // namespace linebloom::planner
