@@ -14,6 +14,8 @@
 // bucket, which stay in the first cache level, and the scratch is at most
 // about 1/32 of the keys. A small layer, whose hashes fit the second cache
 // level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
+// A layer of at most kScratchGroupKeys keys is grouped through a scratch of
+// its own size instead of in place: a stream of stores, not a chain of loads.
 //
 // The line written depends only on the set of keys stored in it
 // (compact_line_solver.h), so the order the hashes come in does not change
@@ -39,6 +41,12 @@ namespace {
 constexpr size_t kMaxBuckets = 64;
 constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
+// Layers of at most this many keys are grouped through a scratch of 9
+// bytes per key (PartitionThroughScratch, at most 36 KiB; its bucket ids
+// are bytes): the in-place partition's chain of dependent loads costs
+// these small layers about a tenth of their build.
+constexpr size_t kScratchGroupKeys = size_t{1} << 12;
+static_assert(kScratchGroupKeys <= kSmallLayerKeys && kMaxSmallBuckets <= 256);
 constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
@@ -47,6 +55,8 @@ constexpr double kReservedBumpShare = 0.06;
 // Memory the layers reuse, sized by the largest bucket.
 struct Scratch {
   std::vector<size_t> starts;        // of each bucket
+  std::vector<uint64_t> grouped;     // a small layer's hashes by bucket
+  std::vector<uint8_t> bucket_ids;   // and each one's bucket
   std::vector<uint32_t> line_start;  // of each line of a bucket
   std::vector<uint32_t> line_of;     // each key's line in its bucket, in hash order
   std::vector<uint8_t> order_of;     // and its order
@@ -84,8 +94,12 @@ class LayerBuilder {
   // bumped: hashes[0, that) are they, hashes[that, count) the stored ones.
   size_t Build(unsigned char* out) {
     const size_t buckets = ((lines_ - 1) >> shift_) + 1;
-    PartitionInPlace(
-        hashes_, 0, count_, buckets, [this](uint64_t h) { return SlotOfKey(h).line >> shift_; }, &s_.starts);
+    const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
+    if (count_ <= kScratchGroupKeys) {
+      PartitionThroughScratch(hashes_, 0, count_, buckets, bucket_of, &s_.starts, &s_.grouped, &s_.bucket_ids);
+    } else {
+      PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
+    }
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
     FitTo(s_.keys, most);
