@@ -82,15 +82,17 @@ struct KeyCode {
   uint64_t row_lo;
   uint64_t rest;  // row bits 64.. in its low bits, the fingerprint in its top bits
 };
+inline constexpr uint64_t kAvalancheMultiplier = 0xD6E8FEB86659FD93u;
+inline constexpr uint64_t kCodeSeed = 0x9E3779B97F4A7C15u;
 inline uint64_t Avalanche(uint64_t x) {
   x ^= x >> 32;
-  x *= 0xD6E8FEB86659FD93u;
+  x *= kAvalancheMultiplier;
   x ^= x >> 32;
-  x *= 0xD6E8FEB86659FD93u;
+  x *= kAvalancheMultiplier;
   return x ^ (x >> 32);
 }
 inline KeyCode CodeOf(uint64_t h) {
-  uint64_t a = Avalanche(h ^ 0x9E3779B97F4A7C15u);
+  uint64_t a = Avalanche(h ^ kCodeSeed);
   return {a, Avalanche(a)};
 }
 

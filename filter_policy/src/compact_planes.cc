@@ -7,8 +7,9 @@ namespace linebloom::internal::compact {
 bool CompactAvx512Supported() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool supported = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
-                                __builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("bmi2");
+                                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi") &&
+                                __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512vpopcntdq") &&
+                                __builtin_cpu_supports("bmi2");
   return supported;
 #else
   return false;

@@ -52,8 +52,8 @@ inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, in
   return answer;
 }
 
-// True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, VBMI,
-// VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
+// True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, DQ,
+// VBMI, VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
 
 // For a plane count R, per group of eight planes: for lane j (plane
@@ -95,7 +95,8 @@ inline constexpr auto kPlaneLayouts = [] {
 }();
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define LINEBLOOM_COMPACT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
+#define LINEBLOOM_COMPACT_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
 
 // The groups of eight planes a filter of r fingerprint bits answers: those
 // of r + 1 planes, so that lines of either count take the same steps.

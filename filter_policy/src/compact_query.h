@@ -86,7 +86,9 @@ struct CompactQuery {
   }
 
   // Up to kBatch keys: every first-layer line is located and prefetched,
-  // then each key is answered from its located line. The lines start on
+  // the keys' codes are computed (they do not depend on the lines; the
+  // AVX-512 form computes eight at once), then each key is answered from
+  // its located line. The lines start on
   // cache lines where the filter's lead bytes (format version 4) fit the
   // memory it was read into, and each is one cache line, one prefetch;
   // where they do not (a version-3 filter in a buffer that is not 64-byte
@@ -95,6 +97,12 @@ struct CompactQuery {
   // batch (Parse has located the lines after the lead).
   //   simple form: for (i < n) out[i] = Query<Form>(r, hashes[i]);
   static constexpr size_t kBatch = 32;
+  // The codes of a batch, by part.
+  struct alignas(64) Codes {
+    uint64_t row_lo[kBatch];
+    uint64_t rest[kBatch];
+    internal::compact::KeyCode operator[](size_t i) const { return {row_lo[i], rest[i]}; }
+  };
   template <class Form>
   __attribute__((always_inline)) static void Batch(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
                                                    bool* out) {
@@ -106,14 +114,22 @@ struct CompactQuery {
       __builtin_prefetch(at[i].line);
       if (straddles) __builtin_prefetch(at[i].line + 63);
     }
+    Codes codes;
+    Form::CodesOf(hashes, n, &codes);
     for (size_t i = 0; i < n; ++i) {
-      out[i] =
-          Holds(at[i]) ? Form::Match(r, at[i].line, internal::compact::CodeOf(hashes[i])) : Form::Bumped(r, hashes[i]);
+      out[i] = Holds(at[i]) ? Form::Match(r, at[i].line, codes[i]) : Form::Bumped(r, hashes[i]);
     }
   }
 
   // The portable form: one plane at a time (AnswerPortable).
   struct PortableForm {
+    static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) {
+      for (size_t i = 0; i < n; ++i) {
+        const internal::compact::KeyCode code = internal::compact::CodeOf(hashes[i]);
+        codes->row_lo[i] = code.row_lo;
+        codes->rest[i] = code.rest;
+      }
+    }
     static bool Match(const CompactFilterReader& r, const unsigned char* line, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
       const LineQuery q = LineQueryOf(r, line, code);
@@ -135,6 +151,29 @@ struct CompactQuery {
   // fixed number of groups of eight, so nothing branches on the line's
   // plane count.
   struct Avx512Form {
+    // CodeOf of eight hashes at once (kBatch is a multiple of eight; lanes
+    // past n are computed from zeros and not read).
+    //   simple form: PortableForm::CodesOf
+    LINEBLOOM_COMPACT_AVX512 static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) {
+      static_assert(kBatch % 8 == 0);
+      const __m512i seed = _mm512_set1_epi64(static_cast<long long>(internal::compact::kCodeSeed));
+      for (size_t i = 0; i < n; i += 8) {
+        const __mmask8 live = n - i >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (n - i)) - 1);
+        const __m512i h = _mm512_maskz_loadu_epi64(live, hashes + i);
+        const __m512i a = Avalanche8(_mm512_xor_si512(h, seed));
+        _mm512_store_si512(codes->row_lo + i, a);
+        _mm512_store_si512(codes->rest + i, Avalanche8(a));
+      }
+    }
+    // Avalanche (compact_layout.h) of each lane. (The zero-masked shift:
+    // GCC 12's unmasked form trips -Wmaybe-uninitialized in its headers.)
+    LINEBLOOM_COMPACT_AVX512 static __m512i Avalanche8(__m512i x) {
+      const __m512i k = _mm512_set1_epi64(static_cast<long long>(internal::compact::kAvalancheMultiplier));
+      return Fold(_mm512_mullo_epi64(Fold(_mm512_mullo_epi64(Fold(x), k)), k));
+    }
+    LINEBLOOM_COMPACT_AVX512 static __m512i Fold(__m512i x) {  // x ^ (x >> 32)
+      return _mm512_xor_si512(x, _mm512_maskz_srli_epi64(0xFF, x, 32));
+    }
     LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
                                                const internal::compact::KeyCode& code) {
       namespace c = internal::compact;

@@ -3,6 +3,7 @@
 // The two forms of a line's answer (compact_planes.h) give the same answer
 // bits for random lines and rows at every plane count, and both equal the
 // definition: bit b = parity of plane b's bits AND the row, read bit by bit.
+// And a batch's keys' codes (compact_query.h) in either form equal CodeOf.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 
 #include "compact_layout.h"
 #include "compact_planes.h"
+#include "compact_query.h"
 
 namespace linebloom::internal::compact {
 namespace {
@@ -52,6 +54,31 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       }
 #endif
     }
+  }
+  if (!CompactAvx512Supported()) GTEST_SKIP() << "CPU lacks the compact AVX-512 form; portable form checked";
+}
+
+// Every batch size, so the AVX-512 form's last, partial group of eight too.
+TEST(CompactPlanes, BatchCodesAreCodeOf) {
+  std::mt19937_64 rng(23);
+  for (size_t n = 1; n <= CompactQuery::kBatch; ++n) {
+    uint64_t hashes[CompactQuery::kBatch];
+    for (size_t i = 0; i < n; ++i) hashes[i] = rng();
+    CompactQuery::Codes portable;
+    CompactQuery::PortableForm::CodesOf(hashes, n, &portable);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(portable[i].row_lo, CodeOf(hashes[i]).row_lo) << n << " " << i;
+      ASSERT_EQ(portable[i].rest, CodeOf(hashes[i]).rest) << n << " " << i;
+    }
+#if defined(LINEBLOOM_COMPACT_AVX512)
+    if (!CompactAvx512Supported()) continue;
+    CompactQuery::Codes avx512;
+    CompactQuery::Avx512Form::CodesOf(hashes, n, &avx512);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(avx512[i].row_lo, portable[i].row_lo) << n << " " << i;
+      ASSERT_EQ(avx512[i].rest, portable[i].rest) << n << " " << i;
+    }
+#endif
   }
   if (!CompactAvx512Supported()) GTEST_SKIP() << "CPU lacks the compact AVX-512 form; portable form checked";
 }
