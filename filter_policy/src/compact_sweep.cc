@@ -22,8 +22,21 @@ struct RowMask {
   uint64_t w[2] = {0, 0};
   bool Empty() const { return (w[0] | w[1]) == 0; }
   int Lowest() const { return w[0] != 0 ? std::countr_zero(w[0]) : 64 + std::countr_zero(w[1]); }
-  void Set(int i) { w[i >> 6] |= uint64_t{1} << (i & 63); }
-  void Clear(int i) { w[i >> 6] &= ~(uint64_t{1} << (i & 63)); }
+  // Set and Clear select the word by masks rather than by index, so that
+  // the masks stay in registers (an indexed word would be stored and
+  // reloaded on the column's chain of dependent steps).
+  void Set(int i) {
+    const uint64_t bit = uint64_t{1} << (i & 63);
+    const uint64_t high = -static_cast<uint64_t>(i >> 6);  // i < 128
+    w[0] |= bit & ~high;
+    w[1] |= bit & high;
+  }
+  void Clear(int i) {
+    const uint64_t bit = uint64_t{1} << (i & 63);
+    const uint64_t high = -static_cast<uint64_t>(i >> 6);
+    w[0] &= ~(bit & ~high);
+    w[1] &= ~(bit & high);
+  }
   __mmask8 Byte(int v) const { return static_cast<__mmask8>(w[v >> 3] >> (8 * (v & 7))); }
 };
 
