@@ -16,6 +16,7 @@
 
 #include "compact_back_substitution.h"
 #include "compact_partition.h"
+#include "compact_sweep.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/kernel.h"
@@ -94,6 +95,71 @@ TEST_F(CompactBuildTest, BackSubstitutionMatchesPortable) {
       const c::PlaneSet fast = c::BackSubstitute(system);
       const c::PlaneSet portable = c::BackSubstitutePortable(system);
       for (int b = 0; b < planes; ++b) ASSERT_EQ(fast.planes[b], portable.planes[b]) << planes << " planes, " << b;
+    }
+  }
+}
+
+// The sweep's definition, a column at a time: the lowest non-pivot equation
+// with the column's bit becomes its pivot and is added to the others with
+// it. Returns the first non-pivot equation left with a high word, or count.
+size_t SweepByDefinition(std::vector<uint64_t>& lo, std::vector<uint64_t>& hi, size_t count, int columns,
+                         std::vector<int>& pivot_of) {
+  std::vector<bool> is_pivot(count, false);
+  for (int p = 0; p < columns; ++p) {
+    const auto has = [&](size_t e) { return ((p < 64 ? lo[e] >> p : hi[e] >> (p - 64)) & 1) != 0; };
+    pivot_of[p] = -1;
+    for (size_t e = 0; e < count && pivot_of[p] < 0; ++e) {
+      if (!is_pivot[e] && has(e)) pivot_of[p] = static_cast<int>(e);
+    }
+    if (pivot_of[p] < 0) continue;
+    const size_t i = static_cast<size_t>(pivot_of[p]);
+    is_pivot[i] = true;
+    for (size_t e = 0; e < count; ++e) {
+      if (is_pivot[e] || !has(e)) continue;
+      lo[e] ^= lo[i];
+      hi[e] ^= hi[i];
+    }
+  }
+  for (size_t e = 0; e < count; ++e) {
+    if (!is_pivot[e] && hi[e] != 0) return e;
+  }
+  return count;
+}
+
+// Random systems of every size and width, with repeated rows (dependent
+// equations, their fingerprints agreeing or not) and rows confined to a few
+// columns (free columns inside a block): the vector sweep leaves the same
+// equations and pivots as the definition.
+TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
+  namespace c = internal::compact;
+  if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
+  std::mt19937_64 rng(77);
+  for (int planes = c::kMinFingerprintBits; planes <= 12; ++planes) {
+    const int columns = c::ColumnsFor(planes);
+    for (size_t count : {size_t{1}, size_t{7}, size_t{40}, size_t{64}, size_t{65}, static_cast<size_t>(columns + 3),
+                         c::kMaxSweepKeys}) {
+      for (int trial = 0; trial < 20; ++trial) {
+        const c::Bits128 mask = c::LowMask(trial % 3 == 0 ? std::min(columns, 24) : columns);
+        alignas(64) uint64_t lo[c::kMaxSweepKeys] = {};
+        alignas(64) uint64_t hi[c::kMaxSweepKeys] = {};
+        for (size_t e = 0; e < count; ++e) {
+          c::Bits128 row = c::Bits128{rng(), rng()} & mask;
+          const uint64_t fp = rng() >> (64 - planes);
+          if (e > 0 && rng() % 5 == 0) row = {lo[e / 2], columns > 64 ? hi[e / 2] & c::LowMask(columns - 64).lo : 0};
+          lo[e] = row.lo;
+          hi[e] = columns > 64 ? row.hi | fp << (columns - 64) : fp;
+        }
+        std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+        std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+        const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+        int8_t pivot_of[128];
+        ASSERT_EQ(c::SweepColumns(lo, hi, count, columns, pivot_of), expected) << planes << " " << count;
+        for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
+        for (size_t e = 0; e < count; ++e) {
+          ASSERT_EQ(lo[e], ref_lo[e]) << planes << " " << count << " " << e;
+          ASSERT_EQ(hi[e], ref_hi[e]) << planes << " " << count << " " << e;
+        }
+      }
     }
   }
 }
