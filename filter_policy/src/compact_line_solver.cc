@@ -85,14 +85,7 @@ size_t LineSolver::InsertPrefixWide(size_t count) {
 size_t LineSolver::InsertPrefixSwept(size_t count) {
   const bool narrow = columns_ <= 64;
   const int fp_shift = narrow ? 0 : columns_ - 64;
-  for (size_t i = 0; i < count; ++i) {
-    const Bits128 row = RowOf(codes_[i], columns_);
-    const uint64_t fp = FingerprintOf(codes_[i], planes_);
-    eq_lo_[i] = row.lo;
-    eq_hi_[i] = narrow ? fp : row.hi | fp << fp_shift;
-  }
-  const size_t padded = std::max<size_t>(8, (count + 7) / 8 * 8);
-  for (size_t i = count; i < padded; ++i) eq_lo_[i] = eq_hi_[i] = 0;
+  SweepEquationsOf(hashes_, count, columns_, planes_, eq_lo_, eq_hi_);
   const size_t fit = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
   std::fill_n(added_.begin(), count, int8_t{-1});
   const uint64_t hi_row_mask = row_mask_.hi;
@@ -108,7 +101,7 @@ size_t LineSolver::InsertPrefixSwept(size_t count) {
 }
 
 size_t LineSolver::InsertPrefix(size_t count) {
-  if (count <= kMaxSweepKeys && HasSweep()) return InsertPrefixSwept(count);
+  if (swept_) return InsertPrefixSwept(count);
   return columns_ <= 64 ? InsertPrefixNarrow(count) : InsertPrefixWide(count);
 }
 
@@ -122,11 +115,15 @@ void LineSolver::Forget(size_t from, size_t to) {
 LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, bool allow_extra,
                               unsigned char* line) {
   const size_t k = hashes.size();
-  if (codes_.size() < k) {
-    codes_.resize(k);
-    added_.resize(k);
+  if (added_.size() < k) added_.resize(k);
+  // The sweep makes its equations from the hashes; the one-key-at-a-time
+  // insertion reads the codes.
+  swept_ = k <= kMaxSweepKeys && HasSweep();
+  hashes_ = hashes.data();
+  if (!swept_) {
+    if (codes_.size() < k) codes_.resize(k);
+    for (size_t i = 0; i < k; ++i) codes_[i] = CodeOf(hashes[i]);
   }
-  for (size_t i = 0; i < k; ++i) codes_[i] = CodeOf(hashes[i]);
   if (allow_extra && k + 1 <= static_cast<size_t>(ColumnsFor(r + 1))) {
     Reset(r + 1);
     if (InsertPrefix(k) == k) {

@@ -62,7 +62,7 @@ class LineSolver {
 
  private:
   void Reset(int planes);
-  // Adds the equations of codes_[0..count) in order until one contradicts
+  // Adds the equations of Solve's keys [0, count) in order until one contradicts
   // the stored ones; returns how many fit. added_[i] is the column key i
   // became the pivot of, or -1.
   size_t InsertPrefix(size_t count);
@@ -85,7 +85,9 @@ class LineSolver {
   alignas(64) uint64_t eq_lo_[kMaxSweepKeys];
   alignas(64) uint64_t eq_hi_[kMaxSweepKeys];
   int8_t pivot_of_[128];
-  std::vector<KeyCode> codes_;
+  bool swept_ = false;                // InsertPrefixSwept, from hashes_
+  const uint64_t* hashes_ = nullptr;  // the keys of Solve
+  std::vector<KeyCode> codes_;        // theirs, where not swept
   std::vector<int8_t> added_;
 };
 

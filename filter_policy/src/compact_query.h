@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "compact_avalanche.h"
 #include "compact_layout.h"
 #include "compact_planes.h"
 #include "linebloom/compact_filter.h"
@@ -156,23 +157,13 @@ struct CompactQuery {
     //   simple form: PortableForm::CodesOf
     LINEBLOOM_COMPACT_AVX512 static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) {
       static_assert(kBatch % 8 == 0);
-      const __m512i seed = _mm512_set1_epi64(static_cast<long long>(internal::compact::kCodeSeed));
       for (size_t i = 0; i < n; i += 8) {
         const __mmask8 live = n - i >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (n - i)) - 1);
-        const __m512i h = _mm512_maskz_loadu_epi64(live, hashes + i);
-        const __m512i a = Avalanche8(_mm512_xor_si512(h, seed));
-        _mm512_store_si512(codes->row_lo + i, a);
-        _mm512_store_si512(codes->rest + i, Avalanche8(a));
+        const internal::compact::KeyCodes8 code =
+            internal::compact::CodesOf8(_mm512_maskz_loadu_epi64(live, hashes + i));
+        _mm512_store_si512(codes->row_lo + i, code.row_lo);
+        _mm512_store_si512(codes->rest + i, code.rest);
       }
-    }
-    // Avalanche (compact_layout.h) of each lane. (The zero-masked shift:
-    // GCC 12's unmasked form trips -Wmaybe-uninitialized in its headers.)
-    LINEBLOOM_COMPACT_AVX512 static __m512i Avalanche8(__m512i x) {
-      const __m512i k = _mm512_set1_epi64(static_cast<long long>(internal::compact::kAvalancheMultiplier));
-      return Fold(_mm512_mullo_epi64(Fold(_mm512_mullo_epi64(Fold(x), k)), k));
-    }
-    LINEBLOOM_COMPACT_AVX512 static __m512i Fold(__m512i x) {  // x ^ (x >> 32)
-      return _mm512_xor_si512(x, _mm512_maskz_srli_epi64(0xFF, x, 32));
     }
     LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
                                                const internal::compact::KeyCode& code) {

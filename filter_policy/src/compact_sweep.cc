@@ -2,6 +2,8 @@
 
 #include "compact_sweep.h"
 
+#include "compact_avalanche.h"
+#include "compact_layout.h"
 #include "kernel_state.h"
 
 #include <algorithm>
@@ -174,8 +176,34 @@ constexpr auto kSweeps = SweepTable(std::make_index_sequence<kMaxSweepKeys / 8>(
 }  // namespace
 
 bool HasSweep() {
-  static const bool has_bw = __builtin_cpu_supports("avx512bw");
-  return has_bw && CurrentKernel() == Kernel::kAvx512;
+  static const bool has_bw_dq = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  return has_bw_dq && CurrentKernel() == Kernel::kAvx512;
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq"))) void SweepEquationsOf(const uint64_t* hashes, size_t count,
+                                                                           int columns, int planes, uint64_t* lo,
+                                                                           uint64_t* hi) {
+  const Bits128 mask = LowMask(columns);
+  const __m512i mask_lo = _mm512_set1_epi64(static_cast<long long>(mask.lo));
+  const __m512i mask_hi = _mm512_set1_epi64(static_cast<long long>(mask.hi));
+  const __m512i one = _mm512_set1_epi64(1);
+  const __m128i fp_shift = _mm_cvtsi32_si128(64 - planes);
+  const __m128i fp_place = _mm_cvtsi32_si128(columns > 64 ? columns - 64 : 0);
+  const size_t padded = std::max<size_t>(8, (count + 7) / 8 * 8);
+  for (size_t i = 0; i < padded; i += 8) {
+    const __mmask8 live = count >= i + 8 ? __mmask8{0xFF}
+                          : count > i    ? static_cast<__mmask8>((1u << (count - i)) - 1)
+                                         : 0;
+    const KeyCodes8 code = CodesOf8(_mm512_maskz_loadu_epi64(live, hashes + i));
+    const __m512i row_lo = _mm512_and_si512(code.row_lo, mask_lo);
+    const __m512i row_hi = _mm512_and_si512(code.rest, mask_hi);
+    // A zero row gets bit 0 (RowOf).
+    const __mmask8 zero = _mm512_testn_epi64_mask(_mm512_or_si512(row_lo, row_hi), _mm512_or_si512(row_lo, row_hi));
+    const __m512i fp = _mm512_maskz_srl_epi64(0xFF, code.rest, fp_shift);
+    const __m512i eq_hi = columns > 64 ? _mm512_or_si512(row_hi, _mm512_maskz_sll_epi64(0xFF, fp, fp_place)) : fp;
+    _mm512_store_si512(lo + i, _mm512_maskz_mov_epi64(live, _mm512_mask_or_epi64(row_lo, zero, row_lo, one)));
+    _mm512_store_si512(hi + i, _mm512_maskz_mov_epi64(live, eq_hi));
+  }
 }
 
 size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
@@ -187,6 +215,7 @@ size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_
 
 bool HasSweep() { return false; }
 size_t SweepColumns(uint64_t*, uint64_t*, size_t count, int, int8_t*) { return count; }
+void SweepEquationsOf(const uint64_t*, size_t, int, int, uint64_t*, uint64_t*) {}
 
 #endif
 

@@ -24,10 +24,19 @@ namespace linebloom::internal::compact {
 // Most equations the sweep takes.
 inline constexpr size_t kMaxSweepKeys = 128;
 
-// Whether to use SweepColumns: the active kernel (linebloom/kernel.h) is the
-// AVX-512 one, so LINEBLOOM_KERNEL and ForceKernel choose the portable
-// elimination too.
+// Whether to use SweepColumns and SweepEquationsOf: the active kernel
+// (linebloom/kernel.h) is the AVX-512 one, so LINEBLOOM_KERNEL and
+// ForceKernel choose the portable elimination too.
 bool HasSweep();
+
+// The equations of the keys of `hashes` (count <= kMaxSweepKeys) for
+// SweepColumns with R planes of C columns, in `lo` and `hi` (64-byte
+// aligned, padded with zeros to a multiple of 8): each key's code, row and
+// fingerprint (compact_layout.h), eight keys at once.
+//   simple form: for each i: code = CodeOf(hashes[i]), row = RowOf(code, C),
+//   fp = FingerprintOf(code, R); lo[i] = row.lo; hi[i] = C > 64 ?
+//   row.hi | fp << (C - 64) : fp
+void SweepEquationsOf(const uint64_t* hashes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi);
 
 // Eliminates equations (lo[i], hi[i]) for i < count (<= kMaxSweepKeys; the
 // arrays hold a multiple of 8 equations, those from count on zero, 64-byte

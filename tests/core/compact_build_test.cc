@@ -164,6 +164,37 @@ TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
   }
 }
 
+// The equations the sweep is given, eight keys at a time, against their
+// definition from each key's code (a zero row among them); the padding up
+// to a multiple of 8 zero.
+TEST_F(CompactBuildTest, SweepEquationsMatchTheirDefinition) {
+  namespace c = internal::compact;
+  if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
+  std::mt19937_64 rng(78);
+  for (int planes = c::kMinFingerprintBits; planes <= c::kMaxFingerprintBits + 1; ++planes) {
+    const int columns = c::ColumnsFor(planes);
+    for (size_t count = 1; count <= c::kMaxSweepKeys; count += 1 + count / 8) {
+      std::vector<uint64_t> hashes(count);
+      for (auto& h : hashes) h = rng();
+      // The hash whose code is zero: its row is zero, which RowOf makes 1.
+      hashes[count / 2] = c::kCodeSeed;
+      alignas(64) uint64_t lo[c::kMaxSweepKeys];
+      alignas(64) uint64_t hi[c::kMaxSweepKeys];
+      std::fill_n(lo, c::kMaxSweepKeys, ~uint64_t{0});
+      std::fill_n(hi, c::kMaxSweepKeys, ~uint64_t{0});
+      c::SweepEquationsOf(hashes.data(), count, columns, planes, lo, hi);
+      for (size_t i = 0; i < count; ++i) {
+        const c::KeyCode code = c::CodeOf(hashes[i]);
+        const c::Bits128 row = c::RowOf(code, columns);
+        const uint64_t fp = c::FingerprintOf(code, planes);
+        ASSERT_EQ(lo[i], row.lo) << planes << " " << count << " " << i;
+        ASSERT_EQ(hi[i], columns > 64 ? row.hi | fp << (columns - 64) : fp) << planes << " " << count << " " << i;
+      }
+      for (size_t i = count; i < (count + 7) / 8 * 8; ++i) ASSERT_EQ(lo[i] | hi[i], 0u) << planes << " " << count;
+    }
+  }
+}
+
 std::vector<uint64_t> Sorted(const CompactHashes& hashes) {
   std::vector<uint64_t> all;
   hashes.ForEachSpan([&](std::span<const uint64_t> span) { all.insert(all.end(), span.begin(), span.end()); });
