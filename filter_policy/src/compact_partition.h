@@ -11,8 +11,8 @@
 // comes back. Every hash moves at most once, straight to its final slot,
 // and the next free slots of the buckets are the only streams written.
 // Each step waits for the load of the hash it displaces, so the streams
-// should stay in the first cache level (a few dozen buckets) and are
-// fetched ahead.
+// should stay in the first cache level (a few dozen buckets), are fetched
+// ahead, and two cycles run interleaved.
 
 #pragma once
 
@@ -27,13 +27,11 @@
 
 namespace linebloom::internal::compact {
 
-// Permutes hashes[from, from + n) so that bucket_of(h) (< buckets) never
-// decreases. `*starts` gets buckets + 1 entries: bucket b is [starts[b],
-// starts[b + 1]) (indices into `hashes`).
-// The next free slots are freed on return, before the buckets are solved.
+// Where each bucket of hashes[from, from + n) starts once they are grouped:
+// `*starts` gets buckets + 1 entries, bucket b is [starts[b], starts[b + 1]).
 template <typename BucketOf>
-void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                      std::vector<size_t>* starts) {
+void BucketStarts(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
+                  std::vector<size_t>* starts) {
   starts->assign(buckets + 1, 0);
   size_t* start = starts->data();
   start[0] = from;
@@ -41,6 +39,17 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
     for (uint64_t h : span) ++start[bucket_of(h) + 1];
   });
   for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
+}
+
+// Permutes hashes[from, from + n) so that bucket_of(h) (< buckets) never
+// decreases. `*starts` gets buckets + 1 entries: bucket b is [starts[b],
+// starts[b + 1]) (indices into `hashes`).
+// The next free slots are freed on return, before the buckets are solved.
+template <typename BucketOf>
+void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
+                      std::vector<size_t>* starts) {
+  BucketStarts(hashes, from, n, buckets, bucket_of, starts);
+  const size_t* start = starts->data();
   // Each bucket's next free slot, as an index and a pointer: the pointer
   // keeps the page table off the chain of dependent loads.
   struct Cursor {
@@ -61,18 +70,56 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
     }
     return slot;
   };
-  for (size_t b = 0; b < buckets; ++b) {
-    const size_t end = start[b + 1];
-    Cursor& mine = next[b];
-    while (mine.index < end) {
-      uint64_t h = *mine.at;
-      size_t to = bucket_of(h);
-      while (to != b) {
-        std::swap(h, take(next[to]));
-        to = bucket_of(h);
-      }
-      take(mine) = h;
+  // Two cycles run at once, interleaved, so that each one's chain of
+  // dependent loads overlaps the other's. A cycle starts by taking up the
+  // hash in a bucket's next free slot, which leaves a hole there, and ends
+  // when a hash it carries belongs to a bucket with a hole (its own or the
+  // other cycle's): the hash fills the hole. A bucket's hole is always at
+  // its next free slot, so a bucket with a hole is known by its number.
+  //   simple form, one cycle at a time:
+  //     for each bucket b, while b has free slots: h = hash in b's next free
+  //     slot; while bucket_of(h) != b: swap h with the hash in the next free
+  //     slot of bucket_of(h); put h in b's next free slot.
+  const auto finished = [&](size_t b) { return next[b].index >= start[b + 1]; };
+  constexpr size_t kNone = ~size_t{0};
+  size_t hole[2] = {kNone, kNone};
+  struct Cycle {
+    bool running = false;
+    uint64_t hash = 0;
+  } cycles[2];
+  const auto step = [&](Cycle& c) {
+    const size_t to = bucket_of(c.hash);
+    if (to == hole[0] || to == hole[1]) [[unlikely]] {
+      take(next[to]) = c.hash;
+      hole[to == hole[0] ? 0 : 1] = kNone;
+      c.running = false;
+    } else {
+      std::swap(c.hash, take(next[to]));
     }
+  };
+  // The first bucket below which every bucket is finished; a cycle starts at
+  // the first unfinished bucket from there (or, for the second cycle, from
+  // the last bucket down) without a hole.
+  size_t low = 0;
+  const auto start_cycle = [&](Cycle& c, bool from_top) {
+    while (low < buckets && finished(low)) ++low;
+    size_t b = from_top ? buckets - 1 : low;
+    while (b >= low && b < buckets && (finished(b) || b == hole[0] || b == hole[1])) from_top ? --b : ++b;
+    if (b < low || b >= buckets) return;
+    hole[hole[0] == kNone ? 0 : 1] = b;
+    c.hash = *next[b].at;
+    c.running = true;
+  };
+  for (;;) {
+    if (!cycles[0].running) start_cycle(cycles[0], false);
+    if (!cycles[1].running) start_cycle(cycles[1], true);
+    if (!cycles[0].running && !cycles[1].running) break;
+    while (cycles[0].running && cycles[1].running) {
+      step(cycles[0]);
+      step(cycles[1]);
+    }
+    if (cycles[0].running) step(cycles[0]);
+    if (cycles[1].running) step(cycles[1]);
   }
 }
 
