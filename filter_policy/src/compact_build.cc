@@ -110,7 +110,11 @@ class LayerBuilder {
     for (size_t b = 0; b < buckets; ++b) {
       const uint32_t first = static_cast<uint32_t>(b << shift_);
       const uint32_t lines = std::min(lines_ - first, uint32_t{1} << shift_);
-      SortBucket(s_.starts[b], s_.starts[b + 1], first, lines);
+      if (lines == 1) {
+        CopyLine(s_.starts[b], s_.starts[b + 1]);
+      } else {
+        SortBucket(s_.starts[b], s_.starts[b + 1], first, lines);
+      }
       SolveLines(s_.starts[b], s_.starts[b + 1], first, lines, out);
     }
     return bumped_;
@@ -151,6 +155,21 @@ class LayerBuilder {
         orders[at] = order_of[i++];
       }
     });
+  }
+
+  // SortBucket of a bucket of one line (a small layer's buckets are), which
+  // the grouping has sorted already: the keys and their orders, copied.
+  void CopyLine(size_t from, size_t to) {
+    uint64_t* keys = s_.keys.data();
+    uint8_t* orders = s_.orders.data();
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+      for (uint64_t h : span) {
+        *keys++ = h;
+        *orders++ = static_cast<uint8_t>(SlotOfKey(h).order);
+      }
+    });
+    s_.line_start[0] = 0;
+    s_.line_start[1] = static_cast<uint32_t>(to - from);
   }
 
   // The keys of a line sorted by order (a counting sort over the orders),
