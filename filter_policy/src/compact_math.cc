@@ -158,11 +158,13 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
 
 namespace {
 
+// The r of lowest rate whose lines bump at most kMaxBumpedKeyShare, from
+// the most planes down (the best is usually the first that passes).
 CompactShape SearchShape(double bits_per_key, size_t num_keys) {
   double keys_per_512 = 512.0 / bits_per_key;
   CompactShape best{kMinFingerprintBits, keys_per_512};
   double best_fpr = 2;
-  for (int r = kMinFingerprintBits; r <= kMaxFingerprintBits; ++r) {
+  for (int r = kMaxFingerprintBits; r >= kMinFingerprintBits; --r) {
     // Lines of r planes hold about C_r - 1 keys; skip r far from the load.
     if (ColumnsFor(r) < 0.8 * keys_per_512 || ColumnsFor(r) > 2.0 * keys_per_512 + 4) continue;
     CompactShape shape{r, keys_per_512};
@@ -170,9 +172,13 @@ CompactShape SearchShape(double bits_per_key, size_t num_keys) {
     CompactEstimate e;
     // The first layer holds (1 - bumped share) of the keys; the next
     // layers, as loaded, the rest: keys per line such that all layers
-    // together spend bits_per_key.
+    // together spend bits_per_key. Each round loads the lines more (fewer
+    // lines for the same keys), which raises the bumped share and the rate
+    // alike: a shape over the cap, or not better than the best, after a
+    // round stays so, and its last rounds are skipped.
     for (int round = 0; round < 4; ++round) {
       e = EstimateWith(model, shape, num_keys);
+      if (e.bumped_key_share > kMaxBumpedKeyShare || !(e.false_positive_rate < best_fpr)) break;
       shape.keys_per_line = keys_per_512 / (1 - e.bumped_key_share);
     }
     if (e.bumped_key_share <= kMaxBumpedKeyShare && e.false_positive_rate < best_fpr) {

@@ -257,6 +257,38 @@ TEST(CompactMath, EstimateIsThePlainModel) {
   }
 }
 
+// CompactShapeFor against its definition searched in full: every r from 5
+// to 27 whose lines' C = 504 / r columns are within 0.8 to 2 times the keys
+// per 512 bits (plus 4), each with its four rounds of keys per line, the
+// lowest rate among those bumping at most 4.5 % (the search prunes r it
+// can tell lose).
+TEST(CompactMath, ShapeIsTheFullSearch) {
+  for (size_t keys : {size_t{50}, size_t{2'000}, size_t{65'536}}) {
+    for (double bits = 5.6; bits < 30; bits += 0.53) {
+      const double keys_per_512 = 512.0 / bits;
+      CompactShape want{};
+      double best = 2;
+      for (int r = 5; r <= 27; ++r) {
+        const int columns = 504 / r;
+        if (columns < 0.8 * keys_per_512 || columns > 2.0 * keys_per_512 + 4) continue;
+        CompactShape shape{r, keys_per_512};
+        CompactEstimate e;
+        for (int round = 0; round < 4; ++round) {
+          e = EstimateCompact(shape, keys);
+          shape.keys_per_line = keys_per_512 / (1 - e.bumped_key_share);
+        }
+        if (e.bumped_key_share <= 0.045 && e.false_positive_rate < best) {
+          want = shape;
+          best = e.false_positive_rate;
+        }
+      }
+      const CompactShape got = CompactShapeFor(bits, keys);
+      ASSERT_EQ(got.fingerprint_bits, want.fingerprint_bits) << bits << " bits/key, " << keys << " keys";
+      ASSERT_EQ(got.keys_per_line, want.keys_per_line) << bits << " bits/key, " << keys << " keys";
+    }
+  }
+}
+
 // A shape loaded far beyond what CompactShapeFor gives (1,000 keys per
 // line, where a line holds about 70): the model's weights, stepped from
 // 12 sd below the mean load, still see the lines and their bumping.
