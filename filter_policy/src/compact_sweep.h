@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Forward elimination of a compact-filter line's equations a column at a
-// time, with AVX-512 (compact_line_solver.h). Internal header.
+// Forward elimination of a compact-filter line's equations column by
+// column (two columns per step of the dependency chain, compact_sweep.cc),
+// with AVX-512 (compact_line_solver.h). Internal header.
 //
 // Equation i is two words: the row's bits 0..63 and its bits 64..C-1 with
 // the fingerprint above them (C > 64), or the row and the fingerprint
