@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,6 +80,34 @@ TEST(PlanBooks, FitLastRunIsTheBisectionOfRealBytes) {
   EXPECT_EQ(fits.size(), 21u);
   EXPECT_GT(*fits.begin(), 1.0);
   EXPECT_LT(*fits.rbegin(), 64.0);
+}
+
+// A pinned file's bits (LevelPlanner::BitsAtFinish) come from OwnBitsPerKey,
+// which skips the books of every file: the very bits of the whole plan, for
+// every run below the last, without a cache and with caches that hold
+// little or much of the tree.
+TEST(PlanBooks, OwnBitsPerKeyAreThePlansOwnBits) {
+  const TrackedTree tree = UnevenTree();
+  ASSERT_TRUE(IsTracked(tree));
+  const PlannerOptions options;
+  size_t own_differs = 0;
+  for (double capacity : {0.0, 2e4, 3e5, 1e8}) {
+    BlockCache cache;
+    cache.capacity_bytes = capacity;
+    const std::optional<TrackedPlan> plan = PlanTrackedTree(tree, options, cache);
+    ASSERT_TRUE(plan);
+    ASSERT_EQ(plan->own_bits_per_key.size(), tree.NumRuns());
+    for (size_t run = 0; run + 1 < tree.NumRuns(); ++run) {
+      const std::optional<double> own = OwnBitsPerKey(tree, options, cache, run);
+      ASSERT_TRUE(own) << "run " << run;
+      EXPECT_EQ(*own, plan->own_bits_per_key[run]) << "capacity " << capacity << " run " << run;
+      own_differs += *own != plan->bits_per_key[run];
+    }
+    EXPECT_FALSE(OwnBitsPerKey(tree, options, cache, tree.NumRuns()));
+  }
+  // The own bits are not the shared ones the plan gives files that can move.
+  EXPECT_GT(own_differs, 0u);
+  EXPECT_FALSE(OwnBitsPerKey(TrackedTree{}, options, BlockCache{}, 1));
 }
 
 }  // namespace

@@ -173,11 +173,9 @@ std::optional<double> LevelPlanner::BitsAtFinish(const std::string& tree, int le
   // the tree as it was.
   TrackedTree::Trial trial =
       state.tree.BeginTrial(level, smallest, largest, keys, FilterBytesFor(keys, options_.average_bits_per_key));
-  const std::optional<TrackedPlan> plan = PlanTrackedTree(state.tree, options_, state.cache, /*move_safe=*/false);
+  const std::optional<double> bits = OwnBitsPerKey(state.tree, options_, state.cache, state.tree.RunOfLevel(level));
   state.tree.EndTrial(std::move(trial));
-  if (!plan) return std::nullopt;
-  const double bits = plan->bits_per_key[state.tree.RunOfLevel(level)];
-  if (bits <= 0) return std::nullopt;
+  if (!bits || *bits <= 0) return std::nullopt;
   return bits;
 }
 

@@ -11,33 +11,39 @@
 
 namespace linebloom::planner {
 
-PlanBooks::PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double average_bits_per_key)
-    : runs_(runs), average_bits_per_key_(average_bits_per_key), deepest_(tree.deepest) {
-  for (const auto& [level, files] : tree.live) {
+BookTotals::BookTotals(const TrackedTree& tree, const TrackedRuns& runs, double average)
+    : average_bits_per_key(average) {
+  for (const auto& [level, level_files] : tree.live) {
     const double scale = runs.Scale(level);
-    for (const auto& [smallest, file] : files) {
-      builtin_ += scale * static_cast<double>(BuiltinFilterBytes(file.keys, average_bits_per_key));
-      recorded_keys_ += scale * static_cast<double>(file.keys);
-      // Whether a file is pinned is looked up once here, not in every step
-      // of the plan's bisection.
-      if (level >= tree.shallowest && level <= tree.deepest) {
-        booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest)});
-      }
+    for (const auto& [smallest, file] : level_files) {
+      builtin += scale * static_cast<double>(BuiltinFilterBytes(file.keys, average));
+      recorded_keys += scale * static_cast<double>(file.keys);
     }
-    files_ += scale * static_cast<double>(files.size());
+    files += scale * static_cast<double>(level_files.size());
   }
   // The model L0 run as one file at L0's bits against the built-in's bytes
   // for it: an over-estimate of a small L0, so its high bits never push the
   // tree over.
-  l0_keys_ = runs.entries[0] > 0 ? runs.n[0] : 0;
-  if (l0_keys_ > 0) builtin_ += static_cast<double>(BuiltinFilterBytes(l0_keys_, average_bits_per_key));
+  l0_keys = runs.entries[0] > 0 ? runs.n[0] : 0;
+  if (l0_keys > 0) builtin += static_cast<double>(BuiltinFilterBytes(l0_keys, average));
 }
 
-double PlanBooks::NominalAverage() const {
-  if (!(recorded_keys_ > 0)) return average_bits_per_key_;
-  const double overhead = files_ * (kFilterTrailerBytes + kFilterBlockBytes / 2.0);
-  return std::clamp((builtin_ - overhead) * 8 / recorded_keys_, 0.5 * average_bits_per_key_,
-                    1.5 * average_bits_per_key_);
+double BookTotals::NominalAverage() const {
+  if (!(recorded_keys > 0)) return average_bits_per_key;
+  const double overhead = files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0);
+  return std::clamp((builtin - overhead) * 8 / recorded_keys, 0.5 * average_bits_per_key, 1.5 * average_bits_per_key);
+}
+
+PlanBooks::PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double average_bits_per_key)
+    : runs_(runs), totals_(tree, runs, average_bits_per_key), deepest_(tree.deepest) {
+  for (const auto& [level, files] : tree.live) {
+    if (level < tree.shallowest || level > tree.deepest) continue;
+    for (const auto& [smallest, file] : files) {
+      // Whether a file is pinned is looked up once here, not in every step
+      // of the plan's bisection.
+      booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest)});
+    }
+  }
 }
 
 double PlanBooks::RealBytes(const std::vector<double>& bits, const std::vector<double>& own_bits) const {
@@ -46,7 +52,8 @@ double PlanBooks::RealBytes(const std::vector<double>& bits, const std::vector<d
 
 double PlanBooks::SumBytes(std::span<const Booked> booked, const std::vector<double>& bits,
                            const std::vector<double>& own_bits) const {
-  double sum = l0_keys_ > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys_, bits[0])) : 0.0;
+  const uint64_t l0_keys = totals_.l0_keys;
+  double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;
   for (const Booked& b : booked) sum += BookedBytes(b, BookedBits(b, bits, own_bits));
   return sum;
 }
@@ -65,7 +72,7 @@ double PlanBooks::FitLastRun(std::vector<double> bits, const std::vector<double>
   if (last == 0 || std::any_of(fixed.begin(), fixed.end(), varied)) {
     for (int step = 0; step < steps; ++step) {
       bits.back() = 0.5 * (lo + hi);
-      (RealBytes(bits, own_bits) <= builtin_ ? lo : hi) = bits.back();
+      (RealBytes(bits, own_bits) <= totals_.builtin ? lo : hi) = bits.back();
     }
     return lo;
   }
@@ -84,7 +91,7 @@ double PlanBooks::FitLastRun(std::vector<double> bits, const std::vector<double>
       at_mid[i] = at_lo[i] == at_hi[i] ? at_lo[i] : BookedBytes(files[i], mid);
       sum += at_mid[i];
     }
-    if (sum <= builtin_) {
+    if (sum <= totals_.builtin) {
       lo = mid;
       at_lo.swap(at_mid);
     } else {
@@ -101,7 +108,7 @@ double PlanBooks::LargestUpperExcess(const std::vector<double>& bits, const std:
     const double file_bits = BookedBits(b, bits, own_bits);
     if (b.level >= deepest_ || file_bits <= 0) continue;
     excess = std::max(excess, static_cast<double>(FilterBytesFor(b.file->keys, file_bits)) -
-                                  static_cast<double>(BuiltinFilterBytes(b.file->keys, average_bits_per_key_)));
+                                  static_cast<double>(BuiltinFilterBytes(b.file->keys, totals_.average_bits_per_key)));
   }
   return excess;
 }

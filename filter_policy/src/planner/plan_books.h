@@ -19,19 +19,33 @@
 
 namespace linebloom::planner {
 
-class PlanBooks {
- public:
-  PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double average_bits_per_key);
-
-  // The built-in's bytes for the live files and the model L0 run.
-  double builtin_bytes() const { return builtin_; }
-  // The live keys, each level's scaled as its runs count them.
-  double recorded_keys() const { return recorded_keys_; }
+// The books' totals, which need no file's pinning: the built-in's bytes
+// for the live files of levels >= 1 (each level scaled as its runs count
+// it) and the model L0 run, the live keys and files. Enough for the
+// nominal average, which a pinned file's own bits need (OwnBitsPerKey)
+// without the per-file books of the last level's fit.
+struct BookTotals {
+  BookTotals(const TrackedTree& tree, const TrackedRuns& runs, double average);
   // The nominal average: the built-in's bytes less the per-file overhead
   // linebloom pays on top of the bits (the trailer and half a block of
   // rounding on average), per live key; within [0.5, 1.5] times the
   // configured bits per key.
   double NominalAverage() const;
+
+  double average_bits_per_key = 0;
+  uint64_t l0_keys = 0;  // the model L0 run's, 0 when it has none
+  double builtin = 0, recorded_keys = 0, files = 0;
+};
+
+class PlanBooks {
+ public:
+  PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double average_bits_per_key);
+
+  // The built-in's bytes for the live files and the model L0 run.
+  double builtin_bytes() const { return totals_.builtin; }
+  // The live keys, each level's scaled as its runs count them.
+  double recorded_keys() const { return totals_.recorded_keys; }
+  double NominalAverage() const { return totals_.NominalAverage(); }
   // The real bytes under `bits` per run (pinned files at `own_bits`).
   double RealBytes(const std::vector<double>& bits, const std::vector<double>& own_bits) const;
   // The largest excess of an upper-level file's bytes under its booked bits
@@ -65,10 +79,8 @@ class PlanBooks {
                   const std::vector<double>& own_bits) const;
 
   const TrackedRuns& runs_;
-  const double average_bits_per_key_;
+  const BookTotals totals_;
   const int deepest_;
-  uint64_t l0_keys_ = 0;
-  double builtin_ = 0, recorded_keys_ = 0, files_ = 0;
   std::vector<Booked> booked_;
 };
 

@@ -30,6 +30,13 @@ std::vector<double> WithLastRunTopped(std::vector<double> bits, const TrackedRun
   return bits;
 }
 
+// Each run's own bits (AllocateBitsPerRun, as for files that cannot move),
+// the last run topped.
+std::vector<double> OwnBits(const CacheRuns& cache_runs, const TrackedRuns& runs, double average) {
+  return WithLastRunTopped(AllocateWithCache(cache_runs, average, /*move_safe=*/false).allocation.bits_per_key, runs,
+                           average);
+}
+
 // The largest last-level bits (by bisection) whose real bytes, with the
 // other levels at their bits, stay within the built-in's.
 double FitLastLevel(const PlanBooks& books, const std::vector<double>& bits, const std::vector<double>& own_bits) {
@@ -71,7 +78,7 @@ bool IsTracked(const TrackedTree& tree) {
 }
 
 std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const PlannerOptions& options,
-                                           const BlockCache& cache, bool move_safe) {
+                                           const BlockCache& cache) {
   if (!IsTracked(tree)) return std::nullopt;
   const TrackedRuns runs = MeasureTrackedRuns(tree, options);
   const CacheRuns cache_runs = DescribeCache(runs, tree, options, cache);
@@ -79,14 +86,11 @@ std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const Planne
   const double average = books.NominalAverage();
 
   TrackedPlan plan;
-  CachedAllocation best = AllocateWithCache(cache_runs, average, move_safe);
+  CachedAllocation best = AllocateWithCache(cache_runs, average, /*move_safe=*/true);
   plan.bits_per_key = WithLastRunTopped(std::move(best.allocation.bits_per_key), runs, average);
   plan.weights = std::move(best.weights);
   plan.miss = std::move(best.miss);
-  plan.own_bits_per_key =
-      move_safe
-          ? WithLastRunTopped(AllocateWithCache(cache_runs, average, false).allocation.bits_per_key, runs, average)
-          : plan.bits_per_key;
+  plan.own_bits_per_key = OwnBits(cache_runs, runs, average);
   auto deepest = tree.live.find(tree.deepest);
   if (deepest != tree.live.end() && books.recorded_keys() > 0) {
     const double lo = FitLastLevel(books, plan.bits_per_key, plan.own_bits_per_key);
@@ -101,6 +105,17 @@ std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const Planne
     plan.last_bytes_per_key = LastBytesPerKey(books, plan, static_cast<double>(tree.LiveKeys(tree.deepest)));
   }
   return plan;
+}
+
+std::optional<double> OwnBitsPerKey(const TrackedTree& tree, const PlannerOptions& options, const BlockCache& cache,
+                                    size_t run) {
+  if (!IsTracked(tree)) return std::nullopt;
+  const TrackedRuns runs = MeasureTrackedRuns(tree, options);
+  const CacheRuns cache_runs = DescribeCache(runs, tree, options, cache);
+  const BookTotals totals(tree, runs, options.average_bits_per_key);
+  const std::vector<double> own = OwnBits(cache_runs, runs, totals.NominalAverage());
+  if (run >= own.size()) return std::nullopt;
+  return own[run];
 }
 
 }  // namespace linebloom::planner

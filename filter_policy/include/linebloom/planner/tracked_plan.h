@@ -67,10 +67,17 @@ uint64_t BuiltinFilterBytes(uint64_t keys, double bits_per_key);
 // Whether `tree` is tracked (see kTrackedCoverage).
 bool IsTracked(const TrackedTree& tree);
 
-// The plan of `tree`, or nullopt when it is not tracked. move_safe: levels
-// s..D-1 share their bits (AllocateBitsSharedMiddle); else each run gets
-// its own (AllocateBitsPerRun), as a file that cannot move does.
+// The plan of `tree`, or nullopt when it is not tracked: levels s..D-1
+// share their bits (AllocateBitsSharedMiddle), and each run's own bits
+// (AllocateBitsPerRun) are those of a file that cannot move.
 std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const PlannerOptions& options,
-                                           const BlockCache& cache, bool move_safe = true);
+                                           const BlockCache& cache);
+
+// PlanTrackedTree(tree, options, cache)->own_bits_per_key[run], or nullopt
+// when `tree` is not tracked or has no such run; what a file that cannot
+// move gets (LevelPlanner::BitsAtFinish), without the books of every live
+// file and the bisection that fit the last level's shared bits to them.
+std::optional<double> OwnBitsPerKey(const TrackedTree& tree, const PlannerOptions& options, const BlockCache& cache,
+                                    size_t run);
 
 }  // namespace linebloom::planner
