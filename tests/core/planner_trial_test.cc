@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "linebloom/planner/tracked_plan.h"
 #include "linebloom/planner/tracked_tree.h"
 
 namespace linebloom::planner {
@@ -38,11 +39,23 @@ uint64_t SummedKeys(const TrackedTree& tree, int level) {
   return keys;
 }
 
+// The built-in's bytes for a level's live files at 10 bits/key, summed afresh.
+uint64_t SummedBuiltinBytes(const TrackedTree& tree, int level) {
+  uint64_t bytes = 0;
+  for (const TrackedFile& file : tree.LiveFiles()) {
+    bytes += file.level == level ? BuiltinFilterBytes(file.filter_entries, 10) : 0;
+  }
+  return bytes;
+}
+
 void ExpectSameTree(const TrackedTree& a, const TrackedTree& b) {
   ExpectSameFiles(a.LiveFiles(), b.LiveFiles());
   for (int level = 1; level <= 4; ++level) {
     EXPECT_EQ(a.LiveKeys(level), SummedKeys(a, level)) << "level " << level;
     EXPECT_EQ(b.LiveKeys(level), SummedKeys(b, level)) << "level " << level;
+    // Asked of both trees, so the remembered sums are checked next time.
+    EXPECT_EQ(a.LiveBuiltinBytes(level, 10), SummedBuiltinBytes(a, level)) << "level " << level;
+    EXPECT_EQ(b.LiveBuiltinBytes(level, 10), SummedBuiltinBytes(b, level)) << "level " << level;
   }
   EXPECT_EQ(a.any_filter, b.any_filter);
   EXPECT_EQ(a.smallest, b.smallest);
@@ -87,7 +100,10 @@ TEST(PlannerTrial, LiveKeysFollowTheFiles) {
     const int level = 1 + static_cast<int>(rng() % 2);
     tree.SeeLevel(level);
     tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % 3000), 1 + rng() % 500, 80, 10);
-    for (int l = 1; l <= 2; ++l) ASSERT_EQ(tree.LiveKeys(l), SummedKeys(tree, l)) << "step " << step;
+    for (int l = 1; l <= 2; ++l) {
+      ASSERT_EQ(tree.LiveKeys(l), SummedKeys(tree, l)) << "step " << step;
+      ASSERT_EQ(tree.LiveBuiltinBytes(l, 10), SummedBuiltinBytes(tree, l)) << "step " << step;
+    }
   }
   EXPECT_GT(tree.LiveKeys(1), 0u);
   const std::vector<TrackedFile> listing = {{1, Key(5), Key(9), 40, 60},
@@ -99,6 +115,14 @@ TEST(PlannerTrial, LiveKeysFollowTheFiles) {
   EXPECT_EQ(tree.LiveKeys(2), 7u);
   EXPECT_EQ(tree.LiveKeys(3), 0u);
   EXPECT_EQ(SummedKeys(tree, 1), 31u);
+  // BuiltinFilterBytes at 10 bits/key: 25 keys 37 bytes, 6 keys 13 bytes:
+  // one 64-byte line each, plus 5.
+  EXPECT_EQ(tree.LiveBuiltinBytes(1, 10), 2u * 69);
+  EXPECT_EQ(tree.LiveBuiltinBytes(2, 10), 69u);
+  EXPECT_EQ(tree.LiveBuiltinBytes(3, 10), 0u);
+  // Another bits per key is summed afresh: 25 keys at 30 bits/key are 94
+  // bytes, two lines.
+  EXPECT_EQ(tree.LiveBuiltinBytes(1, 30), 133u + 69);
 }
 
 }  // namespace

@@ -13,12 +13,12 @@ namespace linebloom::planner {
 
 BookTotals::BookTotals(const TrackedTree& tree, const TrackedRuns& runs, double average)
     : average_bits_per_key(average) {
+  // Per level, not per file: a trial plan (a pinned file's) is made for
+  // every such file, and only the trial's level has changed since the last.
   for (const auto& [level, level_files] : tree.live) {
     const double scale = runs.Scale(level);
-    for (const auto& [smallest, file] : level_files) {
-      builtin += scale * static_cast<double>(BuiltinFilterBytes(file.keys, average));
-      recorded_keys += scale * static_cast<double>(file.keys);
-    }
+    builtin += scale * static_cast<double>(tree.LiveBuiltinBytes(level, average));
+    recorded_keys += scale * static_cast<double>(tree.LiveKeys(level));
     files += scale * static_cast<double>(level_files.size());
   }
   // The model L0 run as one file at L0's bits against the built-in's bytes

@@ -8,6 +8,7 @@
 
 #include "key_space.h"
 #include "linebloom/filter_format.h"
+#include "linebloom/planner/tracked_plan.h"
 
 namespace linebloom::planner {
 namespace {
@@ -35,6 +36,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   TrackedTree::LiveLevel& files = tree.live[level];
   uint64_t& level_keys = tree.live_keys[level];
   tree.coverage_memo.erase(level);
+  tree.builtin_bytes_memo.erase(level);
   auto running = tree.coverage_running.find(level);
   const KeySpace space(tree.smallest, tree.largest);
   if (running != tree.coverage_running.end() && !space.HasWidth()) {
@@ -147,6 +149,7 @@ void TrackedTree::EndTrial(Trial trial) {
   largest = std::move(trial.largest);
   coverage_memo = std::move(trial.coverage_memo);
   coverage_running = std::move(trial.coverage_running);
+  builtin_bytes_memo.erase(trial.level);
 }
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
@@ -154,6 +157,7 @@ void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
   live_keys.clear();
   coverage_memo.clear();
   coverage_running.clear();
+  builtin_bytes_memo.clear();
   for (const TrackedFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
     WidenKeySpace(file.smallest, file.largest);
@@ -181,6 +185,17 @@ bool TrackedTree::Pinned(int level, std::string_view file_smallest, std::string_
 uint64_t TrackedTree::LiveKeys(int level) const {
   auto it = live_keys.find(level);
   return it == live_keys.end() ? 0 : it->second;
+}
+
+uint64_t TrackedTree::LiveBuiltinBytes(int level, double bits_per_key) const {
+  auto files = live.find(level);
+  if (files == live.end()) return 0;
+  auto memo = builtin_bytes_memo.find(level);
+  if (memo != builtin_bytes_memo.end() && memo->second.first == bits_per_key) return memo->second.second;
+  uint64_t sum = 0;
+  for (const auto& [file_smallest, file] : files->second) sum += BuiltinFilterBytes(file.keys, bits_per_key);
+  builtin_bytes_memo[level] = {bits_per_key, sum};
+  return sum;
 }
 
 double TrackedTree::Coverage(int level) const {

@@ -80,6 +80,11 @@ struct TrackedTree {
   };
   mutable std::map<int, double> coverage_memo;
   mutable std::map<int, RunningCoverage> coverage_running;
+  // Each level's LiveBuiltinBytes as last computed, with the bits per key
+  // it was computed at: every plan needs them, and between two plans few
+  // levels' files change (a trial changes one). Emptied for a level by the
+  // members that change its files.
+  mutable std::map<int, std::pair<double, uint64_t>> builtin_bytes_memo;
 
   bool HasShape() const { return shallowest >= 0; }
   size_t NumRuns() const { return static_cast<size_t>(deepest - shallowest + 2); }
@@ -129,6 +134,9 @@ struct TrackedTree {
   bool Pinned(int level, std::string_view file_smallest, std::string_view file_largest) const;
   // The keys of the live files of `level` (live_keys).
   uint64_t LiveKeys(int level) const;
+  // RocksDB's built-in Bloom filter's bytes for the live files of `level`
+  // at `bits_per_key` (BuiltinFilterBytes of each file, summed).
+  uint64_t LiveBuiltinBytes(int level, double bits_per_key) const;
   // The fraction of the key space the live files of `level` span, at most 1.
   double Coverage(int level) const;
   // Coverage(level) >= threshold, mostly without summing the level's files.
