@@ -4,6 +4,7 @@
 // filter to the planner, size a file that cannot move at Finish, and work in
 // a real DB with partitioned filters.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -67,6 +68,43 @@ TEST(RocksdbLevelAwareBuilder, UnknownLevelIsNotObserved) {
   auto builder = std::make_unique<LinebloomBitsBuilder>(FilterOptions{}, false);
   const ::rocksdb::FilterBitsBuilder* raw = builder.get();
   EXPECT_EQ(ObserveFilters(planner, Context(-1).context, std::move(builder)).get(), raw);
+}
+
+// The key range the observing builder reports is the bytewise smallest and
+// largest key, whatever the order the keys come in: keys of 0 to 40 bytes,
+// many sharing prefixes (a prefix sorts first), bytes above 0x7f (compared
+// unsigned), mostly ascending with some out of order.
+TEST(RocksdbLevelAwareBuilder, ReportsTheBytewiseKeyRange) {
+  std::mt19937_64 rng(17);
+  for (int file = 0; file < 40; ++file) {
+    auto planner = std::make_shared<planner::LevelPlanner>(linebloom::testing::DefaultPlannerOptions());
+    auto builder =
+        ObserveFilters(planner, Context(4).context, std::make_unique<LinebloomBitsBuilder>(FilterOptions{}, false));
+    std::vector<std::string> keys;
+    std::string key = "k";
+    for (int i = 0; i < 300; ++i) {
+      // Longer (sorts after), a prefix (sorts before), anywhere, or the
+      // next key, mostly.
+      const uint64_t step = rng() % 4;
+      if (step == 0) {
+        key.push_back(static_cast<char>(rng()));
+      } else if (step == 1 && !key.empty()) {
+        key.pop_back();
+      } else if (step == 2) {
+        key = std::string(rng() % 41, static_cast<char>(rng()));
+      } else if (!key.empty()) {
+        key.back() = static_cast<char>(key.back() + 1);
+      }
+      keys.push_back(key);
+      builder->AddKey(key);
+    }
+    std::unique_ptr<const char[]> buf;
+    builder->Finish(&buf);
+    const std::vector<planner::TrackedFile> live = planner->RecordedLiveFiles("default");
+    ASSERT_EQ(live.size(), 1u);
+    EXPECT_EQ(live[0].smallest, *std::min_element(keys.begin(), keys.end())) << "file " << file;
+    EXPECT_EQ(live[0].largest, *std::max_element(keys.begin(), keys.end())) << "file " << file;
+  }
 }
 
 // Through the observing builder RocksDB gets: an L4 file whose first
