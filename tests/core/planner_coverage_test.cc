@@ -1,26 +1,37 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// TrackedTree's coverage answers: the remembered sums and the running sum
-// that CoverageAtLeast answers from must agree with a coverage summed
-// afresh, through random files recorded, replaced and key spaces widened.
+// TrackedTree's coverage: the fixed-point sums each level keeps, updated
+// file by file, must equal a sum over the level's files computed afresh,
+// through random files recorded, replaced and key spaces widened; and they
+// must be the fractions' real sum to within their rounding.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "linebloom/planner/tracked_tree.h"
+#include "planner/key_space.h"
 
 namespace linebloom::planner {
 namespace {
 
-// The coverage of `tree` summed afresh: a copy that remembers nothing.
+// The coverage of `tree` summed afresh: a copy that keeps no sums.
 double FreshCoverage(const TrackedTree& tree, int level) {
   TrackedTree copy = tree;
-  copy.coverage_memo.clear();
-  copy.coverage_running.clear();
+  copy.coverage_units.clear();
   return copy.Coverage(level);
+}
+
+// The fractions of the level's files added as doubles, in file order.
+double DoubleCoverage(const TrackedTree& tree, int level) {
+  const KeySpace space(tree.smallest, tree.largest);
+  double sum = 0;
+  for (const TrackedFile& f : tree.LiveFiles()) sum += f.level == level ? space.Fraction(f.smallest, f.largest) : 0;
+  return std::min(sum, 1.0);
 }
 
 std::string Key(uint64_t x) {
@@ -30,7 +41,7 @@ std::string Key(uint64_t x) {
 }
 
 // Files of level 2 and 3 of random ranges, recorded one by one (a new file
-// replaces the ones it overlaps), with the key space sometimes widened.
+// replaces the ones it overlaps).
 void RecordRandomFile(std::mt19937_64& rng, TrackedTree* tree) {
   const uint64_t start = (rng() % 1000000) + 1000000;
   const uint64_t width = 1 + rng() % 5000;
@@ -38,20 +49,16 @@ void RecordRandomFile(std::mt19937_64& rng, TrackedTree* tree) {
   tree->RecordFilter(level, Key(start), Key(start + width), 100, 200, 10);
 }
 
-void ExpectAnswersAgree(const TrackedTree& tree, int level) {
+void ExpectKeptSumIsFresh(const TrackedTree& tree, int level) {
   const double fresh = FreshCoverage(tree, level);
   ASSERT_EQ(tree.Coverage(level), fresh);
-  // Thresholds at, just around and away from the value: the running sum's
-  // bound must send every close call to the exact sum.
-  for (double t :
-       {fresh, std::nextafter(fresh, 0.0), std::nextafter(fresh, 2.0), fresh - 1e-9, fresh + 1e-9, 0.5, 0.9, 1.0}) {
-    TrackedTree probe = tree;  // answers from the running sum, not the exact one
-    probe.coverage_memo.clear();
-    EXPECT_EQ(probe.CoverageAtLeast(level, t), fresh >= t) << "threshold " << t << " coverage " << fresh;
-  }
+  // Each term is rounded to 2^-56, a double sum by up to n ulps.
+  EXPECT_NEAR(fresh, DoubleCoverage(tree, level), 1e-12);
+  EXPECT_TRUE(tree.CoverageAtLeast(level, fresh));
+  EXPECT_FALSE(tree.CoverageAtLeast(level, std::nextafter(fresh, 2.0)));
 }
 
-TEST(PlannerCoverage, RememberedAndRunningSumsMatchAFreshSum) {
+TEST(PlannerCoverage, KeptSumsMatchAFreshSum) {
   std::mt19937_64 rng(7);
   TrackedTree tree;
   tree.WidenKeySpace(Key(0), Key(2500000));  // the files fall inside, mostly
@@ -59,13 +66,18 @@ TEST(PlannerCoverage, RememberedAndRunningSumsMatchAFreshSum) {
   tree.SeeLevel(3);
   for (int step = 0; step < 3000; ++step) {
     RecordRandomFile(rng, &tree);
-    if (step % 500 == 499) tree.WidenKeySpace(Key(step), Key(2500000 + step));
+    if (step % 500 == 499) {
+      tree.WidenKeySpace(Key(step), Key(2500000 + step));
+      ASSERT_TRUE(tree.coverage_units.empty());  // every fraction changed
+    }
     if (step % 50 == 0) {
-      ASSERT_TRUE(step == 0 || step % 500 == 0 || tree.coverage_running.contains(2));
-      ExpectAnswersAgree(tree, 2);
-      ExpectAnswersAgree(tree, 3);
+      // Kept since the level was last walked: updated file by file.
+      ASSERT_TRUE(step == 0 || step % 500 == 0 || tree.coverage_units.contains(2));
+      ExpectKeptSumIsFresh(tree, 2);
+      ExpectKeptSumIsFresh(tree, 3);
     }
   }
+  EXPECT_GT(tree.Coverage(2), 0.1);
 }
 
 TEST(PlannerCoverage, ReplacingTheLiveFilesForgetsTheSums) {
@@ -78,27 +90,7 @@ TEST(PlannerCoverage, ReplacingTheLiveFilesForgetsTheSums) {
   tree.ReplaceLive(files);
   EXPECT_EQ(tree.Coverage(2), FreshCoverage(tree, 2));
   EXPECT_EQ(tree.Coverage(3), 0);
-  ExpectAnswersAgree(tree, 2);
-}
-
-TEST(PlannerCoverage, AnyThresholdAnsweredAsTheSumWould) {
-  std::mt19937_64 rng(3);
-  TrackedTree tree;
-  tree.WidenKeySpace(Key(0), Key(2500000));
-  tree.SeeLevel(3);
-  for (int step = 0; step < 400; ++step) {
-    RecordRandomFile(rng, &tree);
-    if (step == 200) tree.Coverage(3);  // from here on a running sum
-  }
-  ASSERT_TRUE(tree.coverage_running.contains(3));
-  const double fresh = FreshCoverage(tree, 3);
-  std::uniform_real_distribution<double> threshold(0, 1.2);
-  for (int i = 0; i < 1000; ++i) {
-    const double t = threshold(rng);
-    TrackedTree probe = tree;
-    probe.coverage_memo.clear();
-    EXPECT_EQ(probe.CoverageAtLeast(3, t), fresh >= t);
-  }
+  ExpectKeptSumIsFresh(tree, 2);
 }
 
 }  // namespace

@@ -62,8 +62,7 @@ void ExpectSameTree(const TrackedTree& a, const TrackedTree& b) {
   EXPECT_EQ(a.largest, b.largest);
   // Against sums computed afresh, not remembered ones.
   TrackedTree fresh = b;
-  fresh.coverage_memo.clear();
-  fresh.coverage_running.clear();
+  fresh.coverage_units.clear();
   for (int level = 1; level <= 4; ++level) EXPECT_EQ(a.Coverage(level), fresh.Coverage(level)) << "level " << level;
 }
 
@@ -88,7 +87,7 @@ TEST(PlannerTrial, ATrialIsTheRecordedFileAndLeavesNoTrace) {
     const uint64_t end = start + 1 + rng() % 20000;
     const int level = 1 + static_cast<int>(rng() % 4);
     // Half the trials start with no remembered sums.
-    if (trial_number % 2 == 0) tree.coverage_memo.clear();
+    if (trial_number % 2 == 0) tree.coverage_units.clear();
     const TrackedTree before = tree;
     TrackedTree recorded = tree;
     recorded.WidenKeySpace(Key(start), Key(end));

@@ -13,9 +13,13 @@
 namespace linebloom::planner {
 namespace {
 
-// The unit roundoff of double: a sum rounds to within this fraction of its
-// exact value.
-constexpr double kUnitRoundoff = 0x1p-53;
+// A file's fraction of `space` in units of 2^-kCoverageBits: Coverage's
+// terms. A level's live files do not overlap, so their terms sum to about
+// 2^kCoverageBits at most, far from 2^64.
+uint64_t CoverageUnits(const KeySpace& space, std::string_view file_smallest, std::string_view file_largest) {
+  return static_cast<uint64_t>(
+      std::llround(std::ldexp(space.Fraction(file_smallest, file_largest), TrackedTree::kCoverageBits)));
+}
 
 // The first live file of `files` (by smallest key) that may overlap a range
 // starting at `smallest`: the one before it, if that one reaches it.
@@ -35,19 +39,18 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
                        uint64_t keys, uint64_t bytes, std::vector<TrackedTree::LiveLevel::node_type>* replaced) {
   TrackedTree::LiveLevel& files = tree.live[level];
   uint64_t& level_keys = tree.live_keys[level];
-  tree.coverage_memo.erase(level);
   tree.builtin_bytes_memo.erase(level);
-  auto running = tree.coverage_running.find(level);
+  // The level's coverage sum, if kept, takes the replaced files' terms out
+  // and the new one's in.
+  auto units = tree.coverage_units.find(level);
   const KeySpace space(tree.smallest, tree.largest);
-  if (running != tree.coverage_running.end() && !space.HasWidth()) {
-    tree.coverage_running.erase(running);
-    running = tree.coverage_running.end();
+  if (units != tree.coverage_units.end() && !space.HasWidth()) {
+    tree.coverage_units.erase(units);
+    units = tree.coverage_units.end();
   }
   auto it = FirstOverlapCandidate(files, file_smallest);
   while (it != files.end() && std::string_view(it->first) <= file_largest) {
-    if (running != tree.coverage_running.end()) {
-      running->second.Remove(space.Fraction(it->first, it->second.largest));
-    }
+    if (units != tree.coverage_units.end()) units->second -= CoverageUnits(space, it->first, it->second.largest);
     level_keys -= it->second.keys;
     if (replaced == nullptr) {
       it = files.erase(it);
@@ -57,7 +60,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   }
   files.emplace(std::string(file_smallest), TrackedTree::Live{std::string(file_largest), keys, bytes});
   level_keys += keys;
-  if (running != tree.coverage_running.end()) running->second.Add(space.Fraction(file_smallest, file_largest));
+  if (units != tree.coverage_units.end()) units->second += CoverageUnits(space, file_smallest, file_largest);
 }
 
 }  // namespace
@@ -72,17 +75,13 @@ void TrackedTree::WidenKeySpace(std::string_view file_smallest, std::string_view
     any_filter = true;
     smallest.assign(file_smallest);
     largest.assign(file_largest);
-    coverage_memo.clear();
-    coverage_running.clear();
+    coverage_units.clear();
     return;
   }
   const bool lower = file_smallest<std::string_view(smallest), higher = file_largest> std::string_view(largest);
   if (lower) smallest.assign(file_smallest);
   if (higher) largest.assign(file_largest);
-  if (lower || higher) {
-    coverage_memo.clear();
-    coverage_running.clear();  // every fraction changes with the space
-  }
+  if (lower || higher) coverage_units.clear();  // every fraction changes with the space
 }
 
 void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
@@ -127,8 +126,7 @@ TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smal
   trial.largest = largest;
   trial.added.assign(file_smallest);
   trial.live_keys = LiveKeys(level);
-  trial.coverage_memo = coverage_memo;
-  trial.coverage_running = coverage_running;
+  trial.coverage_units = coverage_units;
   WidenKeySpace(file_smallest, file_largest);
   RecordLiveKeeping(*this, level, file_smallest, file_largest, keys, bytes, &trial.replaced);
   return trial;
@@ -147,16 +145,14 @@ void TrackedTree::EndTrial(Trial trial) {
   any_filter = trial.any_filter;
   smallest = std::move(trial.smallest);
   largest = std::move(trial.largest);
-  coverage_memo = std::move(trial.coverage_memo);
-  coverage_running = std::move(trial.coverage_running);
+  coverage_units = std::move(trial.coverage_units);
   builtin_bytes_memo.erase(trial.level);
 }
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
   live.clear();
   live_keys.clear();
-  coverage_memo.clear();
-  coverage_running.clear();
+  coverage_units.clear();
   builtin_bytes_memo.clear();
   for (const TrackedFile& file : files) {
     if (file.level < 1 || file.filter_entries == 0 || file.largest < file.smallest) continue;
@@ -201,45 +197,14 @@ uint64_t TrackedTree::LiveBuiltinBytes(int level, double bits_per_key) const {
 double TrackedTree::Coverage(int level) const {
   auto it = live.find(level);
   if (it == live.end() || it->second.empty()) return 0;
-  if (auto memo = coverage_memo.find(level); memo != coverage_memo.end()) return memo->second;
   const KeySpace space(smallest, largest);
   if (!space.HasWidth()) return 1;
-  double sum = 0;
-  for (const auto& [file_smallest, file] : it->second) sum += space.Fraction(file_smallest, file.largest);
-  // Summing n terms in [0, 1] in order rounds by at most (n - 1) u times
-  // their sum (u = 2^-53, each partial sum within u of exact); twice that
-  // bounds the running sum's start.
-  coverage_running[level] = {sum, 2 * kUnitRoundoff * static_cast<double>(it->second.size()) * (sum + 1)};
-  return coverage_memo[level] = std::min(sum, 1.0);
-}
-
-bool TrackedTree::CoverageAtLeast(int level, double threshold) const {
-  auto files = live.find(level);
-  auto running = coverage_running.find(level);
-  // A running error this large would void the bound on Coverage's sum below.
-  const bool usable = files != live.end() && !coverage_memo.contains(level) && running != coverage_running.end() &&
-                      running->second.error < 0x1p-20 && threshold <= 1;
-  if (usable) {
-    // Coverage's own sum is within n u (sum + 1) of the exact one, the
-    // running sum within its error: beyond both, the answer is certain
-    // (and min(x, 1) >= threshold is x >= threshold for threshold <= 1).
-    const RunningCoverage& r = running->second;
-    const double n = static_cast<double>(files->second.size());
-    const double margin = 2 * (r.error + kUnitRoundoff * n * (r.sum + 1));
-    if (r.sum - margin >= threshold) return true;
-    if (r.sum + margin < threshold) return false;
+  auto [units, absent] = coverage_units.try_emplace(level, 0);
+  if (absent) {
+    for (const auto& [file_smallest, file] : it->second)
+      units->second += CoverageUnits(space, file_smallest, file.largest);
   }
-  return Coverage(level) >= threshold;
-}
-
-void TrackedTree::RunningCoverage::Add(double fraction) {
-  error += 2 * kUnitRoundoff * (std::abs(sum) + fraction);
-  sum += fraction;
-}
-
-void TrackedTree::RunningCoverage::Remove(double fraction) {
-  error += 2 * kUnitRoundoff * (std::abs(sum) + fraction);
-  sum -= fraction;
+  return std::min(std::ldexp(static_cast<double>(units->second), -kCoverageBits), 1.0);
 }
 
 std::vector<TrackedFile> TrackedTree::LiveFiles() const {

@@ -65,21 +65,16 @@ struct TrackedTree {
   double key_bytes = 0, key_samples = 0;  // for the mean key length
   uint64_t observations = 0;              // filters recorded
   // Every file of the tree asks whether the deepest level covers enough of
-  // the key space (IsTracked): Coverage sums over all of that level's live
-  // files, and each file built there changes one term. So each level keeps
-  // the sum as Coverage last computed it (exact, until its files or the
-  // key space change) and a running sum that each recorded file updates,
-  // with a bound on its rounding: CoverageAtLeast answers from the running
-  // sum when the bound leaves no doubt, else from Coverage. Emptied (a
-  // level, or all) by the members that change the files or the key space.
-  struct RunningCoverage {
-    double sum = 0;    // the live files' fractions, added and removed one by one
-    double error = 0;  // at least |sum - the fractions' exact sum|
-    void Add(double fraction);
-    void Remove(double fraction);
-  };
-  mutable std::map<int, double> coverage_memo;
-  mutable std::map<int, RunningCoverage> coverage_running;
+  // the key space (IsTracked), and every plan weighs the levels by their
+  // coverage: a sum over all of a level's live files, of which each file
+  // built changes one term. So each level keeps the sum of its files'
+  // fractions in fixed point (each rounded to units of 2^-kCoverageBits),
+  // updated by each file recorded and each file it replaces: integers sum
+  // exactly in any order, so the kept sum is the one a walk of the files
+  // gives. A new key-space bound changes every fraction: it empties them
+  // all, and Coverage walks a level again.
+  static constexpr int kCoverageBits = 56;
+  mutable std::map<int, uint64_t> coverage_units;
   // Each level's LiveBuiltinBytes as last computed, with the bits per key
   // it was computed at: every plan needs them, and between two plans few
   // levels' files change (a trial changes one). Emptied for a level by the
@@ -117,8 +112,7 @@ struct TrackedTree {
     std::string smallest, largest, added;
     std::vector<LiveLevel::node_type> replaced;
     uint64_t live_keys = 0;  // of the level before
-    std::map<int, double> coverage_memo;
-    std::map<int, RunningCoverage> coverage_running;
+    std::map<int, uint64_t> coverage_units;
   };
   // Records the file as WidenKeySpace and then RecordLive would.
   Trial BeginTrial(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
@@ -139,8 +133,8 @@ struct TrackedTree {
   uint64_t LiveBuiltinBytes(int level, double bits_per_key) const;
   // The fraction of the key space the live files of `level` span, at most 1.
   double Coverage(int level) const;
-  // Coverage(level) >= threshold, mostly without summing the level's files.
-  bool CoverageAtLeast(int level, double threshold) const;
+  // Coverage(level) >= threshold.
+  bool CoverageAtLeast(int level, double threshold) const { return Coverage(level) >= threshold; }
   // Mean length of the keys seen, `fallback` before any.
   double MeanKeyBytes(double fallback) const { return key_samples > 0 ? key_bytes / key_samples : fallback; }
   // The live files, by level then smallest key.
