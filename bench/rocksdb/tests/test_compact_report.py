@@ -1,6 +1,7 @@
 """compact_e2e.py's arithmetic and tables, on the outputs of a real run
 (testdata/compact: one fill of 20 000 keys, the four configurations)."""
 import unittest
+from unittest import mock
 
 from bench_test_paths import fixture_text
 
@@ -129,6 +130,36 @@ class TargetsTest(unittest.TestCase):
                          (0.009525 / 0.000625))
         ribbon_row = next(x for x in lines if x.startswith("| 1 | ribbon |"))
         self.assertIn("| 18299 | %.3f |" % (18299 / 18203), ribbon_row)
+
+class RefillTest(unittest.TestCase):
+    """A fill whose tree has no equal-bytes setting is filled again, up to
+    --refills times; the builds are timed once, on the tree that matched."""
+
+    def run_fill(self, matches, refills=2):
+        calls = {"fill": 0, "time": 0}
+        answers = iter(matches)
+        args = compact_e2e.build_parser().parse_args(["run", "x.so", "--refills", str(refills)])
+        args.fill_seed, args.workdir = 7, "/nonexistent"
+        with mock.patch.object(compact_e2e.lap, "fill_shared", lambda a: calls.__setitem__("fill", calls["fill"] + 1)), \
+                mock.patch.object(compact_e2e, "match_all", lambda a: next(answers)), \
+                mock.patch.object(compact_e2e, "time_builds", lambda a: calls.__setitem__("time", calls["time"] + 1)), \
+                mock.patch.object(compact_e2e, "CONFIGS", []), \
+                mock.patch.object(compact_e2e.pair_output, "report", lambda a: None), \
+                mock.patch.object(compact_e2e.lap, "relay_copies", lambda a: None), \
+                mock.patch.object(compact_e2e.lap, "read_all", lambda a: None), \
+                mock.patch.object(compact_e2e, "write_rows", lambda a: None):
+            compact_e2e.one_fill(args)
+        return calls
+
+    def test_a_tree_that_matches_is_kept(self):
+        self.assertEqual(self.run_fill([True]), {"fill": 1, "time": 1})
+
+    def test_a_tree_without_a_match_is_filled_again(self):
+        self.assertEqual(self.run_fill([False, False, True]), {"fill": 3, "time": 1})
+
+    def test_gives_up_after_the_refills(self):
+        with self.assertRaises(SystemExit):
+            self.run_fill([False, False, False], refills=2)
 
 
 if __name__ == "__main__":
