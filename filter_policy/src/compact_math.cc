@@ -58,9 +58,9 @@ class LineModel {
  public:
   explicit LineModel(int r) : r_(r), extra_{1.0}, survive_{1.0}, f0_{0.0}, f1_{0.0} {}
 
-  // Makes Terms(k) answerable for k <= max_keys. The prefix values do not
-  // depend on how far they reach, so one model serves a shape search's
-  // every estimate at its r.
+  // Makes Terms(k) answerable for k <= max_keys. The prefix values and the
+  // terms do not depend on how far they reach, so one model serves every
+  // estimate at its r (ModelOf keeps one per r and thread).
   void Extend(int max_keys) {
     for (int i = static_cast<int>(extra_.size()) - 1; i < max_keys; ++i) {
       extra_.push_back(extra_[i] * (1 - MissProbability(i, ColumnsFor(r_ + 1), r_ + 1)));
@@ -69,9 +69,13 @@ class LineModel {
       f0_.push_back(f0_[i] + fail);
       f1_.push_back(f1_[i] + i * fail);
     }
+    for (int k = static_cast<int>(terms_.size()); k <= max_keys; ++k) terms_.push_back(ComputeTerms(k));
   }
 
-  LineTerms Terms(int k) const {
+  const LineTerms& Terms(int k) const { return terms_[static_cast<size_t>(k)]; }
+
+ private:
+  LineTerms ComputeTerms(int k) const {
     const double c = 0.5 / kOrders;
     const double extra = k + 1 <= ColumnsFor(r_ + 1) ? extra_[k] : 0.0;
     const double sent = (k * f0_[k] - f1_[k]) / (k + 1.0) + c * f0_[k];
@@ -85,10 +89,25 @@ class LineModel {
     return t;
   }
 
- private:
   int r_;
   std::vector<double> extra_, survive_, f0_, f1_;
+  std::vector<LineTerms> terms_;
 };
+
+// The model at r, kept per thread: a shape search estimates each candidate
+// r several times, and a run of filters of different key counts (the
+// partitions or files of a store) searches again for each. A model grows
+// to the most keys per line asked of it, a few hundred.
+constexpr double kMaxKeptKeysPerLine = 1024;
+
+LineModel& ModelOf(int r) {
+  thread_local std::vector<LineModel> models = [] {
+    std::vector<LineModel> m;
+    for (int planes = 0; planes <= kMaxFingerprintBits; ++planes) m.emplace_back(planes);
+    return m;
+  }();
+  return models[static_cast<size_t>(r)];
+}
 
 // ln of the Binomial(n, p) probability of k: ln C(n, k) by summation,
 // ln C(n, k) = sum_{t=1..k} ln((n - k + t) / t), not std::lgamma, whose
@@ -138,7 +157,7 @@ CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t
   for (size_t k = lo; k <= hi; ++k) {
     if (k > lo) weight *= static_cast<double>(num_keys - k + 1) / static_cast<double>(k) * odds;
     if (weight < 1e-300) continue;
-    const LineTerms t = model.Terms(static_cast<int>(k));
+    const LineTerms& t = model.Terms(static_cast<int>(k));
     matched += weight * t.matched;
     bumped += weight * t.bumped;
     bumped_keys += weight * t.bumped_keys;
@@ -152,7 +171,14 @@ CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t
 }  // namespace
 
 CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
-  LineModel model(shape.fingerprint_bits);
+  // The thread's kept model for the shapes the search makes (at most about
+  // 100 keys per line); a model of its own for any other shape, whose lines
+  // could ask the model to grow without bound.
+  const int r = shape.fingerprint_bits;
+  if (r >= 0 && r <= kMaxFingerprintBits && shape.keys_per_line <= kMaxKeptKeysPerLine) {
+    return EstimateWith(ModelOf(r), shape, num_keys);
+  }
+  LineModel model(r);
   return EstimateWith(model, shape, num_keys);
 }
 
@@ -168,7 +194,7 @@ CompactShape SearchShape(double bits_per_key, size_t num_keys) {
     // Lines of r planes hold about C_r - 1 keys; skip r far from the load.
     if (ColumnsFor(r) < 0.8 * keys_per_512 || ColumnsFor(r) > 2.0 * keys_per_512 + 4) continue;
     CompactShape shape{r, keys_per_512};
-    LineModel model(r);
+    LineModel& model = ModelOf(r);
     CompactEstimate e;
     // The first layer holds (1 - bumped share) of the keys; the next
     // layers, as loaded, the rest: keys per line such that all layers

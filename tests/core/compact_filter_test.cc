@@ -13,6 +13,8 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "linebloom/compact_filter.h"
@@ -297,6 +299,34 @@ TEST(CompactMath, OverloadedShapeIsModeled) {
   EXPECT_GT(e.false_positive_rate, 0.0);
   EXPECT_GT(e.bumped_key_share, 0.5);
   EXPECT_TRUE(std::isfinite(e.false_positive_rate));
+}
+
+// The model's per-line terms are kept per thread and grown as far as an
+// estimate asks: the same estimates on a thread that asks them in the
+// opposite order, its models grown another way, to the last bit.
+TEST(CompactMath, EstimatesDoNotDependOnWhatWasAskedBefore) {
+  std::vector<std::pair<CompactShape, size_t>> asks;
+  for (size_t keys : {size_t{1}, size_t{40}, size_t{2'000}, size_t{70'000}, size_t{1'000'000}}) {
+    for (double bits = 5.6; bits < 30; bits += 1.7) asks.emplace_back(CompactShapeFor(bits, keys), keys);
+  }
+  asks.emplace_back(CompactShape{7, 1000.0}, 100'000);  // beyond the kept models
+  auto estimates = [&asks](bool reversed) {
+    std::vector<CompactEstimate> out(asks.size());
+    for (size_t n = 0; n < asks.size(); ++n) {
+      const size_t i = reversed ? asks.size() - 1 - n : n;
+      out[i] = EstimateCompact(asks[i].first, asks[i].second);
+    }
+    return out;
+  };
+  std::vector<CompactEstimate> forward, backward;
+  std::thread([&] { forward = estimates(false); }).join();
+  std::thread([&] { backward = estimates(true); }).join();
+  ASSERT_EQ(forward.size(), backward.size());
+  for (size_t i = 0; i < forward.size(); ++i) {
+    EXPECT_EQ(forward[i].false_positive_rate, backward[i].false_positive_rate) << i;
+    EXPECT_EQ(forward[i].second_line_share, backward[i].second_line_share) << i;
+    EXPECT_EQ(forward[i].bumped_key_share, backward[i].bumped_key_share) << i;
+  }
 }
 
 TEST(CompactMath, SettingsAreClamped) {
