@@ -94,12 +94,14 @@ class LineModel {
   std::vector<LineTerms> terms_;
 };
 
+// Shapes of at most this many keys per line are estimated with the kept
+// models (ModelOf); the search's shapes hold about 100.
+constexpr double kMaxKeptKeysPerLine = 1024;
+
 // The model at r, kept per thread: a shape search estimates each candidate
 // r several times, and a run of filters of different key counts (the
 // partitions or files of a store) searches again for each. A model grows
 // to the most keys per line asked of it, a few hundred.
-constexpr double kMaxKeptKeysPerLine = 1024;
-
 LineModel& ModelOf(int r) {
   thread_local std::vector<LineModel> models = [] {
     std::vector<LineModel> m;

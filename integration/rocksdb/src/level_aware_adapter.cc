@@ -3,7 +3,6 @@
 #include "level_aware_adapter.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -17,6 +16,8 @@
 #include <rocksdb/env.h>
 #include <rocksdb/table.h>
 
+#include "linebloom/foundation/coding.h"
+
 namespace linebloom::rocksdb_plugin {
 namespace {
 
@@ -28,12 +29,8 @@ bool BytewiseLess(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x == y) continue;
-    if constexpr (std::endian::native == std::endian::little) return __builtin_bswap64(x) < __builtin_bswap64(y);
-    return x < y;
+    const uint64_t x = DecodeBigEndian64(a.data() + i), y = DecodeBigEndian64(b.data() + i);
+    if (x != y) return x < y;
   }
   for (; i < n; ++i) {
     if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);

@@ -10,8 +10,10 @@
 
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -35,6 +37,17 @@ inline uint32_t DecodeFixed32(const char* p) {
 inline uint64_t DecodeFixed64(const char* p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  return v;
+}
+
+// Most significant byte first: two such words order as their bytes do
+// (std::string_view's order), which bytewise key comparisons use.
+// One load and a byte swap on a little-endian host (the byte loop of
+// DecodeFixed64, reversed, is not fused into one by every compiler).
+inline uint64_t DecodeBigEndian64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
   return v;
 }
 
