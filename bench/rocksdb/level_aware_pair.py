@@ -109,7 +109,10 @@ def common_parser(one_tree=True):
     p.add_argument("--hybrid-bits", default="13", help="hybrid's bits_per_key: the built-in Bloom filter above "
                    "the last level, Ribbon at it (ribbonfilter:b:%d; default 13)" % LAST_LEVEL)
     p.add_argument("--lac-bits", default="10", help="la_compact's bits_per_key: level-aware linebloom, the "
-                   "compact kind from the last level (compact_from_level=%d; default 10)" % LAST_LEVEL)
+                   "compact kind from --lac-from-level (default 10)")
+    p.add_argument("--lac-from-level", type=int, default=LAST_LEVEL,
+                   help="la_compact's compact_from_level: the compact kind at this level and below it, Bloom "
+                        "above (default %d, the last level; 0: every level)" % LAST_LEVEL)
     p.add_argument("--la-options", default="", help="more ';'-separated policy options of level_aware and "
                                                     "cache_aware (e.g. level_weights=0.1:1:1:1:1:1:1)")
     p.add_argument("--l0-trigger", type=int, default=4, help="level0_file_num_compaction_trigger (default 4; 1 "
@@ -165,7 +168,7 @@ def policy_of(config, args):
                 (args.la_bits, (args.cache_mb or 8) * 1048576, args.value_size + 22, la))
     if config == "la_compact":
         return "{id=linebloom;bits_per_key=%s;level_aware=true;size_ratio=10;compact_from_level=%d%s}" % (
-            args.lac_bits, LAST_LEVEL, la)
+            args.lac_bits, args.lac_from_level, la)
     if config == "ribbon":
         return "ribbonfilter:%s:-1" % args.ribbon_bits
     if config == "hybrid":

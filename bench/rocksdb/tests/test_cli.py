@@ -89,6 +89,10 @@ class OptionsFileTest(unittest.TestCase):
         text = self.pair_options(args, "hybrid", True, True)
         self.assertEqual(text.replace("ribbonfilter:13.75:6", "{id=linebloom;bits_per_key=10;level_aware=true;"
                                       "size_ratio=10}"), fixture_text("options", "shared-level_aware-read.OPTIONS"))
+        # The compact kind from another level (--lac-from-level).
+        args = self.pair_args("--lac-bits", "9.8", "--lac-from-level", "0")
+        self.assertEqual(level_aware_pair.policy_of("la_compact", args),
+                         "{id=linebloom;bits_per_key=9.8;level_aware=true;size_ratio=10;compact_from_level=0}")
 
     def test_live_options(self):
         args = level_aware_live.build_parser().parse_args(["run", "x.so"])
