@@ -60,21 +60,28 @@ const FprGrid& Grid(FilterKind kind) {
 }
 
 // The grid point (or -1 for "no filter") minimising w FPR(b) + lambda n b,
-// the first of equal ones. The grid's bits rise, so once lambda n b alone
-// reaches the best cost no later point can be cheaper (w FPR >= 0, and a
-// rounded sum is at least its larger non-negative term): the scan stops
+// the first of equal ones, among the points [from, to] (-1 <= from; from =
+// -1 lets "no filter" compete). The grid's bits rise, so once lambda n b
+// alone reaches the best cost no later point can be cheaper (w FPR >= 0, and
+// a rounded sum is at least its larger non-negative term): the scan stops
 // there with the very answer the full scan gives.
-int BestPoint(const FprGrid& grid, double lambda, uint64_t n, double w) {
+int BestPoint(const FprGrid& grid, double lambda, uint64_t n, double w, int from, int to) {
   int best = -1;
   double best_cost = w;  // no filter: every consulting lookup reads a block, no memory
   const double price = lambda * static_cast<double>(n);
-  for (size_t i = 0; i < grid.bits.size(); ++i) {
+  int i = 0;
+  if (from >= 0) {
+    best = from;
+    best_cost = w * grid.fpr[from] + price * grid.bits[from];
+    i = from + 1;
+  }
+  for (; i <= to; ++i) {
     const double memory = price * grid.bits[i];
     if (memory >= best_cost) break;
     const double cost = w * grid.fpr[i] + memory;
     if (cost < best_cost) {
       best_cost = cost;
-      best = static_cast<int>(i);
+      best = i;
     }
   }
   return best;
@@ -247,12 +254,15 @@ struct GridRuns {
 };
 
 // Each run's best grid point at price lambda per bit, and the bits used.
-std::pair<std::vector<int>, double> PointsAt(const GridRuns& runs, double lambda) {
+// Run j's point is looked for in [from[j], to[j]] only: bounds from prices
+// around lambda (LagrangianPoints).
+std::pair<std::vector<int>, double> PointsAt(const GridRuns& runs, double lambda, const std::vector<int>& from,
+                                             const std::vector<int>& to) {
   std::vector<int> points(runs.size(), -1);
   double used = 0;
   for (size_t j = 0; j < runs.size(); ++j) {
     if (runs.entries[j] == 0) continue;
-    points[j] = BestPoint(*runs.grids[j], lambda, runs.entries[j], runs.w[j]);
+    points[j] = BestPoint(*runs.grids[j], lambda, runs.entries[j], runs.w[j], from[j], to[j]);
     used += runs.bits_of(j, points[j]) * runs.n(j);
   }
   return {points, used};
@@ -260,49 +270,115 @@ std::pair<std::vector<int>, double> PointsAt(const GridRuns& runs, double lambda
 
 // The Lagrangian step: memory used falls as lambda rises; bisect (in log
 // space) for the cheapest price whose allocation fits the budget.
+// A run's best point only moves down the grid as the price rises: if
+// lambda < lambda' and a point c after a = best(lambda) were best at
+// lambda' (the first of equal ones), cost_c - cost_a = w (FPR_c - FPR_a) +
+// lambda n (b_c - b_a) would be >= 0 at lambda and < 0 at lambda', yet it
+// grows with lambda (b_c > b_a). So each price's points lie between those
+// of the bracket's ends, and the bisection scans only those:
+//   simple form: every PointsAt over the whole grid, from -1 (no filter)
+//   to the last point.
 std::vector<int> LagrangianPoints(const GridRuns& runs, double budget) {
   double lo = 1e-30, hi = 1.0;  // at lambda = 1 a filter costs >= n >= 1 >= w: never worth it
+  std::vector<int> at_hi(runs.size(), -1), at_lo(runs.size());
+  for (size_t j = 0; j < runs.size(); ++j) at_lo[j] = runs.points(j) - 1;
+  bool hi_scanned = false;
   for (int iter = 0; iter < 200 && hi / lo > 1 + 1e-9; ++iter) {
     const double mid = std::sqrt(lo * hi);
-    (PointsAt(runs, mid).second > budget ? lo : hi) = mid;
+    auto [points, used] = PointsAt(runs, mid, at_hi, at_lo);
+    if (used > budget) {
+      lo = mid;
+      at_lo = std::move(points);
+    } else {
+      hi = mid;
+      at_hi = std::move(points);
+      hi_scanned = true;
+    }
   }
-  return PointsAt(runs, hi).first;
+  return hi_scanned ? at_hi : PointsAt(runs, hi, at_hi, at_lo).first;
 }
 
-// Tries every grid point for run i, giving run j the most bits the rest of
-// the budget affords; takes the first pair that lowers their weighted cost.
-// Three exact shortcuts leave that first pair as it was:
-//   - run j's most affordable point only falls as run i's rises (i's bits
-//     rise, so the rest left for j falls): it is walked down, not searched;
-//   - a point whose own term w_i FPR_i already reaches the bar cannot lower
-//     the pair (j's term is >= 0), so j's point is not even looked up;
-//   - when j's grid rates never rise with its bits, j's term only grows as
-//     i's point rises, so once it alone reaches the bar nothing later can
-//     lower the pair.
+// Tries the grid points of run i in turn, giving run j the most bits the
+// rest of the budget affords, and takes the first pair that lowers their
+// weighted cost:
+//   for (pi = -1; pi < points(i); ++pi) {
+//     left = budget - others - bits(i, pi) n_i;  if (left < 0) break;
+//     pj = MostAffordable(left, j);
+//     if (w_i FPR_i(pi) + w_j FPR_j(pj) < bar) return the pair (pi, pj);
+//   }
+// Both terms move monotonically with pi (bits and left are monotone in the
+// floating-point sums too), so the scan goes by stretches, not points:
+//   - left falls as pi rises, so pj only falls; pi runs in stretches of one
+//     pj each, and a stretch's end is a binary search on left;
+//   - within a stretch j's term is fixed, and where i's grid rates never
+//     rise with its bits, i's term only falls, so the pair's test is false
+//     up to some point and true from there: a binary search finds the first
+//     point passing it, or shows that none does;
+//   - where j's rates never rise, j's term only grows from stretch to
+//     stretch, so once it alone reaches the bar no later pair passes.
+// The pair found, and every value compared, are those of the scan above.
 bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::vector<int>* points) {
   std::vector<int>& p = *points;
   const double others = runs.Used(p) - runs.bits_of(i, p[i]) * runs.n(i) - runs.bits_of(j, p[j]) * runs.n(j);
   const double current = runs.w[i] * runs.fpr_of(i, p[i]) + runs.w[j] * runs.fpr_of(j, p[j]);
   const double bar = current * (1 - 1e-12);
-  int pj = runs.points(j) - 1;
-  bool walking = false;  // pj is the most affordable point for the last `left`
-  for (int pi = -1; pi < runs.points(i); ++pi) {
-    const double left = budget - others - runs.bits_of(i, pi) * runs.n(i);
-    if (left < 0) break;
-    const double own = runs.w[i] * runs.fpr_of(i, pi);
-    if (own >= bar) continue;
-    if (!walking) {
-      pj = runs.MostAffordable(left, j);
-      walking = true;
+  const auto left_at = [&](int pi) { return budget - others - runs.bits_of(i, pi) * runs.n(i); };
+  const auto own_at = [&](int pi) { return runs.w[i] * runs.fpr_of(i, pi); };
+  // The first point in [from, to] for which `pass` holds, given that it
+  // holds from some point on (to + 1 if it holds nowhere): steps of 1, 2,
+  // 4, ... from `from`, then a binary search in the last step, so a short
+  // stretch costs few tests.
+  const auto first_passing = [](int from, int to, const auto& pass) {
+    int lo = from, step = 1;
+    while (lo <= to && !pass(lo)) {
+      lo += step;
+      step *= 2;
     }
+    if (step == 1) return lo;  // `from` passes, or the range is empty
+    // The last point tested before lo failed: lo - step / 2.
+    int hi = std::min(lo, to + 1);
+    lo = lo - step / 2 + 1;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (pass(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  };
+  // Points of i up to `last` leave j a budget of at least 0.
+  const int last = first_passing(-1, runs.points(i) - 1, [&](int pi) { return left_at(pi) < 0; }) - 1;
+  // Points whose own term reaches the bar cannot lower the pair (j's term
+  // is >= 0); where i's rates fall, those are a prefix, skipped at once.
+  const bool own_falls = runs.grids[i]->rates_fall;
+  int pi = own_falls ? first_passing(-1, last, [&](int q) { return own_at(q) < bar; }) : -1;
+  int pj = pi <= last ? runs.MostAffordable(left_at(pi), j) : -1;
+  while (pi <= last) {
+    // pj for this pi: walked down from the last stretch's.
+    const double left = left_at(pi);
     while (pj >= 0 && runs.grids[j]->bits[pj] * runs.n(j) > left) --pj;
     const double theirs = runs.w[j] * runs.fpr_of(j, pj);
-    if (own + theirs < bar) {
-      p[i] = pi;
+    // The stretch [pi, end] of this pj.
+    const double need = pj < 0 ? 0.0 : runs.grids[j]->bits[pj] * runs.n(j);
+    const int end = pj < 0 ? last : first_passing(pi, last, [&](int q) { return need > left_at(q); }) - 1;
+    const auto pass = [&](int q) { return own_at(q) + theirs < bar; };
+    int found = end + 1;
+    if (own_falls) {
+      found = first_passing(pi, end, pass);
+    } else {
+      for (int q = pi; q <= end && found > end; ++q) {
+        if (pass(q)) found = q;
+      }
+    }
+    if (found <= end) {
+      p[i] = found;
       p[j] = pj;
       return true;
     }
-    if (runs.grids[j]->rates_fall && theirs >= bar) break;
+    if (runs.grids[j]->rates_fall && theirs >= bar) return false;
+    pi = end + 1;
   }
   return false;
 }

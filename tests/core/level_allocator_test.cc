@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "linebloom/bloom_math.h"
 #include "linebloom/level_allocator.h"
@@ -247,6 +248,44 @@ TEST(LevelAllocatorWeights, OutOfRangeAndMissingWeights) {
   const double zero[] = {0.0, 1.0, 1.0};
   EXPECT_EQ(AllocateBitsPerRun(entries, negative, 10).bits_per_key, AllocateBitsPerRun(entries, zero, 10).bits_per_key);
   EXPECT_EQ(AllocateBitsPerRun(entries, zero, 10).bits_per_key[0], 0);
+}
+
+// Allocations pinned bit for bit, so that a faster search cannot move them
+// unnoticed: a tree as RocksDB leaves it (a few L0 files, L3..L6, the
+// compact kind at L6, each level weighted by the lookups that reach it),
+// the same compact everywhere, a leveled tree of both kinds' default, one
+// with an empty run and little memory, and two runs of opposite kinds.
+TEST(LevelAllocator, PinnedAllocations) {
+  using K = FilterKind;
+  struct Case {
+    std::vector<uint64_t> entries;
+    std::vector<double> weights;
+    std::vector<K> kinds;
+    double average;
+    std::vector<double> bits;
+  };
+  const Case cases[] = {
+      {{2234, 7185, 10491, 119322, 1197958},
+       {1, 0.07, 0.08, 0.44, 1},
+       {K::kBloom, K::kBloom, K::kBloom, K::kBloom, K::kCompact},
+       10.15,
+       {32.0, 20.125, 19.25, 17.375, 9.25}},
+      {{6741, 11314, 119228, 1197733},
+       {0.11, 0.28, 0.57, 1},
+       {K::kCompact, K::kCompact, K::kCompact, K::kCompact},
+       9.87,
+       {14.875, 15.75, 14.0, 9.375}},
+      {{1000, 10000, 100000, 1000000, 10000000}, {1, 1, 1, 1, 1}, {}, 10, {35.0, 27.5, 20.5, 15.0, 9.375}},
+      {{500, 0, 40000, 3000000},
+       {1, 1, 0.3, 1},
+       {K::kBloom, K::kBloom, K::kBloom, K::kCompact},
+       7.5,
+       {37.5, 0.0, 16.5, 7.375}},
+      {{123456, 7654321}, {0.5, 1}, {K::kCompact, K::kBloom}, 14.2, {18.75, 14.125}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(AllocateBitsPerRun(c.entries, c.weights, c.kinds, c.average).bits_per_key, c.bits) << c.average;
+  }
 }
 
 TEST(LevelAllocator, LeveledEntriesGrowBySizeRatio) {
