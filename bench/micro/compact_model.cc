@@ -26,9 +26,10 @@
 namespace {
 
 // "measured ± sd" of the filter at `bits` over `queries` absent hashes.
-std::string Measure(double bits, size_t keys, size_t queries) {
+std::string Measure(double bits, size_t keys, int extra_planes, size_t queries) {
   std::mt19937_64 rng(static_cast<uint64_t>(bits * 1000));
   linebloom::CompactFilterBuilder builder({.bits_per_key = bits});
+  builder.SetExtraPlanes(extra_planes);
   for (size_t i = 0; i < keys; ++i) builder.AddHash(rng());
   const std::string bytes = builder.Finish();
   linebloom::CompactFilterReader reader;
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
   app.add_option("--to", to, "last bits per key")->check(CLI::Range(1.0, 100.0));
   app.add_option("--step", step, "bits per key between rows")->check(CLI::Range(0.01, 10.0));
   app.add_option("--keys", keys, "keys per filter")->check(CLI::Range(1, 1 << 30));
+  int extra_planes = linebloom::kCompactExtraPlanes;
+  app.add_option("--extra_planes", extra_planes, "most planes a line gets above r (1: format version 3)")
+      ->check(CLI::Range(1, linebloom::kCompactExtraPlanes));
   bool measure = false;
   size_t queries = 4'000'000;
   app.add_flag("--measure", measure, "also build each filter and measure its rate");
@@ -90,13 +94,13 @@ int main(int argc, char** argv) {
       measure ? " measured |" : "");
   std::printf("|---|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
   for (double bits = from; bits <= to + 1e-9; bits += step) {
-    const linebloom::CompactShape shape = linebloom::CompactShapeFor(bits, keys);
+    const linebloom::CompactShape shape = linebloom::CompactShapeFor(bits, keys, extra_planes);
     const linebloom::CompactEstimate e = linebloom::EstimateCompact(shape, keys);
     std::printf("| %.2f | %d | %.1f | %.4f %% | %.2f %% | %.3f | %.2f |", bits, shape.fingerprint_bits,
                 shape.keys_per_line, 100 * e.false_positive_rate, 100 * e.second_line_share,
                 bits / std::log2(1 / e.false_positive_rate),
                 linebloom::FilterOptions::ForFalsePositiveRate(e.false_positive_rate).bits_per_key);
-    std::printf("%s\n", measure ? (" " + Measure(bits, keys, queries) + " |").c_str() : "");
+    std::printf("%s\n", measure ? (" " + Measure(bits, keys, extra_planes, queries) + " |").c_str() : "");
   }
   return 0;
 }

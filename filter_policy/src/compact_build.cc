@@ -81,12 +81,14 @@ int BucketShift(size_t keys, uint32_t lines) {
 
 class LayerBuilder {
  public:
-  LayerBuilder(CompactHashes& hashes, size_t count, int layer, uint32_t lines, int r, Scratch* scratch)
+  LayerBuilder(CompactHashes& hashes, size_t count, int layer, uint32_t lines, int r, int extra_planes,
+               Scratch* scratch)
       : hashes_(hashes),
         count_(count),
         layer_(layer),
         lines_(lines),
         r_(r),
+        extra_planes_(extra_planes),
         shift_(BucketShift(count, lines)),
         s_(*scratch) {}
 
@@ -204,12 +206,12 @@ class LayerBuilder {
       // its columns holds all but with probability about 2^-kSureFit.
       const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r_));
       LineOutcome outcome;
-      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r_, extra_planes_, line);
       if (may_bump || outcome.stored < k) {
         SortLine(keys, orders, k);
         keys = s_.line_keys.data();
         orders = s_.line_orders.data();
-        outcome = s_.solver.Solve({keys, k}, orders, r_, /*allow_extra=*/true, line);
+        outcome = s_.solver.Solve({keys, k}, orders, r_, extra_planes_, line);
       }
       for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
       for (size_t i = outcome.stored; i < k; ++i) {
@@ -224,6 +226,7 @@ class LayerBuilder {
   int layer_;
   uint32_t lines_;
   int r_;
+  int extra_planes_;
   int shift_;
   Scratch& s_;
   size_t bumped_ = 0;
@@ -252,7 +255,13 @@ void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Compac
   t.num_probes = static_cast<uint8_t>(shape.fingerprint_bits);
   t.hash_scheme = kHashSchemeCompact;
   t.lead_bytes = static_cast<uint8_t>(layer_lines.size());  // byte 6: M
-  t.version = lead_bytes > 0 ? kFormatVersionCompactWithLead : kFormatVersionCompact;
+  // Lines of at most one extra plane are those of versions 3 and 4, which
+  // older readers read; so is a filter of no lines.
+  if (shape.extra_planes > 1 && !layer_lines.empty()) {
+    t.version = lead_bytes > 0 ? kFormatVersionCompactPlanesWithLead : kFormatVersionCompactPlanes;
+  } else {
+    t.version = lead_bytes > 0 ? kFormatVersionCompactWithLead : kFormatVersionCompact;
+  }
   EncodeTrailer(t, reinterpret_cast<unsigned char*>(data + begin), at - begin);
 }
 
@@ -277,7 +286,8 @@ bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32
     const uint32_t lines = static_cast<uint32_t>(CompactFirstLayerLines(keys, shape.keys_per_line));
     const size_t at = out->size();
     char* data = out->Resize(at + size_t{kLineBytes} * lines);
-    keys = LayerBuilder(hashes, keys, static_cast<int>(layer_lines.size()), lines, shape.fingerprint_bits, &scratch)
+    keys = LayerBuilder(hashes, keys, static_cast<int>(layer_lines.size()), lines, shape.fingerprint_bits,
+                        std::clamp(shape.extra_planes, 0, MaxExtraPlanes(shape.fingerprint_bits)), &scratch)
                .Build(reinterpret_cast<unsigned char*>(data + at));
     layer_lines.push_back(lines);
   }

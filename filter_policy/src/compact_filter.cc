@@ -25,7 +25,9 @@ FilterKind DetectFilterKind(std::string_view bytes) {
     case internal::kFormatVersion:
     case internal::kFormatVersionWithLead: return FilterKind::kBloom;
     case internal::kFormatVersionCompact:
-    case internal::kFormatVersionCompactWithLead: return FilterKind::kCompact;
+    case internal::kFormatVersionCompactWithLead:
+    case internal::kFormatVersionCompactPlanes:
+    case internal::kFormatVersionCompactPlanesWithLead: return FilterKind::kCompact;
     default: return FilterKind::kUnknown;
   }
 }
@@ -41,6 +43,10 @@ void CompactFilterBuilder::AddHash(uint64_t hash) {
 
 void CompactFilterBuilder::SetBitsPerKey(double bits_per_key) { options_.bits_per_key = bits_per_key; }
 
+void CompactFilterBuilder::SetExtraPlanes(int extra_planes) {
+  extra_planes_ = std::clamp(extra_planes, 1, kCompactExtraPlanes);
+}
+
 void CompactFilterBuilder::SetLeadBytes(size_t lead_bytes) {
   if (lead_bytes > kMaxLeadBytes) throw std::invalid_argument("CompactFilterBuilder: more than 63 lead bytes");
   lead_bytes_ = lead_bytes;
@@ -48,7 +54,7 @@ void CompactFilterBuilder::SetLeadBytes(size_t lead_bytes) {
 
 size_t CompactFilterBuilder::EstimatedSize() const {
   if (hashes_.empty()) return kFilterTrailerBytes;
-  CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size());
+  CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size(), extra_planes_);
   CompactEstimate e = EstimateCompact(shape, hashes_.size());
   size_t first = CompactFirstLayerLines(hashes_.size(), shape.keys_per_line);
   size_t rest =
@@ -99,10 +105,10 @@ class BufferSink final : public internal::compact::FilterSink {
 // The compact filter of `hashes`, or the Bloom filter of the same bits per
 // key if the layers run out; `*fallback_reason` says which. Either gets
 // `lead_bytes`, unless there are no keys.
-void BuildInto(CompactHashes& hashes, const FilterOptions& options, int max_layers, size_t lead_bytes,
+void BuildInto(CompactHashes& hashes, const FilterOptions& options, int extra_planes, int max_layers, size_t lead_bytes,
                internal::compact::FilterSink* out, std::string* fallback_reason) {
   fallback_reason->clear();
-  const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size());
+  const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size(), extra_planes);
   if (hashes.empty()) {
     max_layers = internal::compact::kMaxLayers;
     lead_bytes = 0;
@@ -131,14 +137,14 @@ void CompactFilterBuilder::ResetHashes() {
 std::string CompactFilterBuilder::Finish() {
   std::string out;
   StringSink sink(&out);
-  BuildInto(hashes_, options_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, extra_planes_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   return out;
 }
 
 std::unique_ptr<char[]> CompactFilterBuilder::FinishBuffer(size_t* size) {
   BufferSink sink;
-  BuildInto(hashes_, options_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, extra_planes_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   *size = sink.size();
   return sink.Release();
@@ -151,8 +157,13 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
   const internal::Trailer t = internal::DecodeTrailer(bytes);
-  const bool has_lead = t.version == internal::kFormatVersionCompactWithLead;
-  if (t.version != internal::kFormatVersionCompact && !has_lead) return fail(ParseError::kUnsupportedVersion);
+  const bool has_lead = t.version == internal::kFormatVersionCompactWithLead ||
+                        t.version == internal::kFormatVersionCompactPlanesWithLead;
+  const bool many_planes =
+      t.version == internal::kFormatVersionCompactPlanes || t.version == internal::kFormatVersionCompactPlanesWithLead;
+  if (t.version != internal::kFormatVersionCompact && t.version != internal::kFormatVersionCompactPlanes && !has_lead) {
+    return fail(ParseError::kUnsupportedVersion);
+  }
   if (t.hash_scheme != internal::kHashSchemeCompact) return fail(ParseError::kBadHashScheme);
   if (t.num_probes < c::kMinFingerprintBits || t.num_probes > c::kMaxFingerprintBits) {
     return fail(ParseError::kBadFingerprintBits);
@@ -186,12 +197,17 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   }
   reader->num_layers_ = static_cast<int>(layers);
   reader->fingerprint_bits_ = t.num_probes;
-  reader->columns_[0] = c::ColumnsFor(t.num_probes);
-  reader->columns_[1] = c::ColumnsFor(t.num_probes + 1);
-  for (int extra = 0; extra < 2; ++extra) {
-    const c::Bits128 mask = c::LowMask(reader->columns_[extra]);
-    reader->row_mask_[extra][0] = mask.lo;
-    reader->row_mask_[extra][1] = mask.hi;
+  // Form 4 + (m & 3) of a line with m >= 128: e = min(4 - (m & 3), E(r))
+  // planes above r from version 5 on, one before; forms 0..3, m < 128: none.
+  reader->one_extra_plane_ = !many_planes || c::MaxExtraPlanes(t.num_probes) == 1;
+  for (int form = 0; form < 8; ++form) {
+    const int code = 4 - form % 4;
+    const int extra = form < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(t.num_probes)) : 1;
+    reader->form_planes_[form] = static_cast<uint8_t>(t.num_probes + extra);
+    reader->form_columns_[form] = static_cast<uint8_t>(c::ColumnsFor(t.num_probes + extra));
+    const c::Bits128 mask = c::LowMask(reader->form_columns_[form]);
+    reader->form_mask_[form][0] = mask.lo;
+    reader->form_mask_[form][1] = mask.hi;
   }
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();

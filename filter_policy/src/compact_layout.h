@@ -16,17 +16,22 @@
 // it matches with probability 2^-R: the false-positive rate of a line is
 // exactly 2^-R, whatever its load.
 //
-// A line has 504 bits of planes (bytes 0..62) and one metadata byte (63):
-//     bit 7:     the line has R = r + 1 planes instead of the filter's r
-//     bits 0..6: t, the bump threshold: a key whose order o(x) in 0..126 is
-//                below t is answered by this line; the others were
-//                "bumped" to the next layer (a smaller filter of the same
-//                kind, after the lines of this one).
+// A line has 504 bits of planes (bytes 0..62) and one metadata byte (63),
+// m. A line with m < 128 has R = r planes, the filter's r, and m is t, the
+// bump threshold: a key whose order o(x) in 0..126 is below t is answered
+// by this line; the others were "bumped" to the next layer (a smaller
+// filter of the same kind, after the lines of this one). A line with
+// m >= 128 answers every key (o(x) < m) and has R = r + e planes, e >= 1:
+// e = 1 in format versions 3 and 4 (m = 255); from version 5 on e =
+// min(1 + (~m & 3), E(r)), E(r) = MaxExtraPlanes(r), and a builder writes
+// m = 256 - e, so that a line of one extra plane is version 3's.
 // With C = floor(504 / R) columns, n keys fit a line when their n rows are
 // independent, or dependent only where their fingerprints agree; a line
 // whose keys do not fit bumps those of the highest orders. A line with few
-// keys gets the extra plane, so the keys the Poisson spread of the load
-// leaves short are spent on a lower false-positive rate instead of wasted.
+// keys gets extra planes, as many as its keys leave room for, so the keys
+// the Poisson spread of the load leaves short are spent on a lower
+// false-positive rate instead of wasted: with R planes a line holds about
+// C - 1 keys, and its rate is 2^-R.
 
 #pragma once
 
@@ -41,16 +46,29 @@ static_assert(std::endian::native == std::endian::little, "the line layout is re
 inline constexpr int kLineBytes = 64;
 inline constexpr int kPlaneBits = 504;  // bytes 0..62
 inline constexpr int kMetaByte = 63;
-inline constexpr uint8_t kExtraPlaneFlag = 0x80;
-inline constexpr uint8_t kThresholdMask = 0x7F;
 // Orders are 0..126, so t = 127 answers every key from the line.
 inline constexpr int kOrders = 127;
 inline constexpr int kAllStored = kOrders;
-// r, the filter's fingerprint bits; a line has r or r + 1. At r = 5 a plane
-// has 100 columns, so a row and a fingerprint fit one 128-bit equation.
+// r, the filter's fingerprint bits; a line has r to r + E(r). At r = 5 a
+// plane has 100 columns, so a row and a fingerprint fit one 128-bit
+// equation.
 inline constexpr int kMinFingerprintBits = 5;
 inline constexpr int kMaxFingerprintBits = 27;
 inline constexpr int kMaxLayers = 8;
+// The most planes a line has above r (format version 5 on), and the
+// metadata byte of a line with e of them.
+inline constexpr int kMaxExtraPlanes = 4;
+inline constexpr uint8_t ExtraPlanesMeta(int e) { return static_cast<uint8_t>(256 - e); }
+// E(r): a line's planes stay within the groups of eight planes the AVX-512
+// answer takes for lines of r + 1 planes ((r + 1 + 7) / 8 groups, as in
+// versions 3 and 4), so extra planes cost a query nothing: 8 ceil((r + 1)
+// / 8) - r, at most kMaxExtraPlanes (r = 7: 1; r = 8..12: 4; r = 13: 3).
+constexpr int MaxExtraPlanes(int r) {
+  const int room = 8 * ((r + 1 + 7) / 8) - r;
+  return room < kMaxExtraPlanes ? room : kMaxExtraPlanes;
+}
+inline constexpr int kMaxPlanes = kMaxFingerprintBits + kMaxExtraPlanes;
+static_assert(kMaxPlanes <= 32, "a line's answer is a 32-bit word");
 
 // Columns of a line with R planes.
 constexpr int ColumnsFor(int planes) { return kPlaneBits / planes; }
@@ -105,9 +123,10 @@ inline Bits128 RowOf(const KeyCode& code, Bits128 column_mask) {
 }
 inline Bits128 RowOf(const KeyCode& code, int columns) { return RowOf(code, LowMask(columns)); }
 
-// The key's R-bit fingerprint: the top R bits of `rest`. C <= 100 row bits
-// come from `rest`'s low 36 bits and R <= 28 from its top 28, so the two
-// never share a bit.
+// The key's R-bit fingerprint: the top R bits of `rest`. Rows of C > 64
+// columns (R <= 7) take C - 64 <= 36 of `rest`'s low bits and R <= 7 of its
+// top bits; rows of C <= 64 take none of `rest`, whose top R <= 31 bits
+// are then the fingerprint. So the two never share a bit.
 inline uint32_t FingerprintOf(const KeyCode& code, int planes) {
   return static_cast<uint32_t>(code.rest >> (64 - planes));
 }

@@ -112,7 +112,7 @@ void LineSolver::Forget(size_t from, size_t to) {
   }
 }
 
-LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, bool allow_extra,
+LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, int extra_planes,
                               unsigned char* line) {
   const size_t k = hashes.size();
   if (added_.size() < k) added_.resize(k);
@@ -124,11 +124,12 @@ LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* o
     if (codes_.size() < k) codes_.resize(k);
     for (size_t i = 0; i < k; ++i) codes_[i] = CodeOf(hashes[i]);
   }
-  if (allow_extra && k + 1 <= static_cast<size_t>(ColumnsFor(r + 1))) {
-    Reset(r + 1);
+  for (int e = extra_planes; e >= 1; --e) {
+    if (k + 1 > static_cast<size_t>(ColumnsFor(r + e))) continue;
+    Reset(r + e);
     if (InsertPrefix(k) == k) {
-      WriteLine(kAllStored, true, line);
-      return {r + 1, kAllStored, k};
+      WriteLine(kAllStored, e, line);
+      return {r + e, kAllStored, k};
     }
   }
   Reset(r);
@@ -144,26 +145,26 @@ LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* o
     Forget(below, fit);
     out.stored = below;
   }
-  WriteLine(out.threshold, false, line);
+  WriteLine(out.threshold, 0, line);
   return out;
 }
 
-LineOutcome LineSolver::SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line) {
+LineOutcome LineSolver::SolveLine(std::span<const LineKey> keys, int r, int extra_planes, unsigned char* line) {
   std::vector<uint64_t> hashes(keys.size());
   std::vector<uint8_t> orders(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     hashes[i] = keys[i].hash;
     orders[i] = static_cast<uint8_t>(keys[i].order);
   }
-  return Solve(hashes, orders.data(), r, allow_extra, line);
+  return Solve(hashes, orders.data(), r, extra_planes, line);
 }
 
-void LineSolver::WriteLine(int threshold, bool extra, unsigned char* line) const {
+void LineSolver::WriteLine(int threshold, int extra, unsigned char* line) const {
   PlaneSet planes = BackSubstitute(PivotSystem{pivot_rows_, pivot_fps_, filled_, columns_, planes_});
   uint64_t words[8] = {};
   for (int b = 0; b < planes_; ++b) OrBits(words, b * columns_, planes.planes[b], columns_);
   std::memcpy(line, words, kLineBytes);
-  line[kMetaByte] = static_cast<unsigned char>((extra ? kExtraPlaneFlag : 0) | threshold);
+  line[kMetaByte] = extra > 0 ? ExtraPlanesMeta(extra) : static_cast<unsigned char>(threshold);
 }
 
 }  // namespace linebloom::internal::compact

@@ -52,13 +52,14 @@ class LineSolver {
  public:
   // Writes the 64-byte line at `line` for the keys of `hashes`, which must
   // be sorted by their orders `orders` (orders[i] of hashes[i]). The line
-  // gets r + 1 planes if every key fits with them (`allow_extra` and at
-  // most ColumnsFor(r + 1) - 1 keys), else r planes and the keys of the
-  // lowest orders that fit.
-  LineOutcome Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, bool allow_extra,
+  // gets r + e planes for the largest e <= extra_planes at which every key
+  // fits (at most ColumnsFor(r + e) - 1 keys), else r planes and the keys
+  // of the lowest orders that fit. extra_planes is at most E(r)
+  // (MaxExtraPlanes); 0 gives every line r planes.
+  LineOutcome Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, int extra_planes,
                     unsigned char* line);
   // As Solve, for keys sorted by order (their codes must be CodeOf(hash)).
-  LineOutcome SolveLine(std::span<const LineKey> keys, int r, bool allow_extra, unsigned char* line);
+  LineOutcome SolveLine(std::span<const LineKey> keys, int r, int extra_planes, unsigned char* line);
 
  private:
   void Reset(int planes);
@@ -72,7 +73,8 @@ class LineSolver {
   size_t InsertPrefixSwept(size_t count);
   // Removes the pivots of keys [from, to).
   void Forget(size_t from, size_t to);
-  void WriteLine(int threshold, bool extra, unsigned char* line) const;
+  // The metadata byte: the threshold, or ExtraPlanesMeta(extra) for extra > 0.
+  void WriteLine(int threshold, int extra, unsigned char* line) const;
 
   int planes_ = 0;
   int columns_ = 0;

@@ -18,6 +18,7 @@ using internal::compact::ColumnsFor;
 using internal::compact::kMaxFingerprintBits;
 using internal::compact::kMinFingerprintBits;
 using internal::compact::kOrders;
+using internal::compact::MaxExtraPlanes;
 
 constexpr double kMaxBumpedKeyShare = 0.045;
 
@@ -41,9 +42,10 @@ struct LineTerms {
   double bumped_keys = 0;
 };
 
-// The terms of lines of up to `max_keys` keys at the filter's r, from
-// prefix sums over the keys, so that each line size costs O(1):
-//   extra[k]   = prod_{i<k} (1 - q_i) at R = r + 1 (all k fit),
+// The terms of lines of up to `max_keys` keys at the filter's r with up to
+// e extra planes, from prefix sums over the keys, so that each line size
+// costs O(e):
+//   fits[x][k] = prod_{i<k} (1 - q_i) at R = r + 1 + x (all k fit),
 //   survive[k] = probability that the first k keys fit at R = r,
 //   fail_j     = survive[j] q_j (key j is the first that does not),
 //   f0[k] = sum_{j<k} fail_j,  f1[k] = sum_{j<k} j fail_j.
@@ -56,14 +58,23 @@ struct LineTerms {
 // order's k / 127, leave too: k - j + k c keys bumped (k for j = 0).
 class LineModel {
  public:
-  explicit LineModel(int r) : r_(r), extra_{1.0}, survive_{1.0}, f0_{0.0}, f1_{0.0} {}
+  LineModel(int r, int extra_planes)
+      : r_(r),
+        extra_planes_(extra_planes),
+        fits_(static_cast<size_t>(extra_planes), std::vector<double>{1.0}),
+        survive_{1.0},
+        f0_{0.0},
+        f1_{0.0} {}
 
   // Makes Terms(k) answerable for k <= max_keys. The prefix values and the
   // terms do not depend on how far they reach, so one model serves every
   // estimate at its r (ModelOf keeps one per r and thread).
   void Extend(int max_keys) {
-    for (int i = static_cast<int>(extra_.size()) - 1; i < max_keys; ++i) {
-      extra_.push_back(extra_[i] * (1 - MissProbability(i, ColumnsFor(r_ + 1), r_ + 1)));
+    for (int i = static_cast<int>(survive_.size()) - 1; i < max_keys; ++i) {
+      for (int x = 0; x < extra_planes_; ++x) {
+        const int planes = r_ + 1 + x;
+        fits_[x].push_back(fits_[x][i] * (1 - MissProbability(i, ColumnsFor(planes), planes)));
+      }
       const double fail = survive_[i] * MissProbability(i, ColumnsFor(r_), r_);
       survive_.push_back(survive_[i] - fail);
       f0_.push_back(f0_[i] + fail);
@@ -77,20 +88,31 @@ class LineModel {
  private:
   LineTerms ComputeTerms(int k) const {
     const double c = 0.5 / kOrders;
-    const double extra = k + 1 <= ColumnsFor(r_ + 1) ? extra_[k] : 0.0;
+    // extra: probability that the line gets extra planes; extra_matched:
+    // that and a negative query matching there. The most planes first.
+    double extra = 0, extra_matched = 0;
+    for (int x = extra_planes_ - 1; x >= 0; --x) {
+      const int planes = r_ + 1 + x;
+      if (k + 1 > ColumnsFor(planes)) continue;
+      const double chosen = (1 - extra) * fits_[x][k];
+      extra += chosen;
+      extra_matched += chosen * Pow2(-planes);
+    }
     const double sent = (k * f0_[k] - f1_[k]) / (k + 1.0) + c * f0_[k];
     const double answered = f0_[k] - sent + survive_[k];
     const double first_fail = k > 0 ? f0_[1] : 0.0;
     const double lost = k * f0_[k] - f1_[k] + k * c * (f0_[k] - first_fail);
     LineTerms t;
-    t.matched = extra * Pow2(-(r_ + 1)) + (1 - extra) * answered * Pow2(-r_);
+    t.matched = extra_matched + (1 - extra) * answered * Pow2(-r_);
     t.bumped = (1 - extra) * sent;
     t.bumped_keys = (1 - extra) * lost;
     return t;
   }
 
   int r_;
-  std::vector<double> extra_, survive_, f0_, f1_;
+  int extra_planes_;
+  std::vector<std::vector<double>> fits_;
+  std::vector<double> survive_, f0_, f1_;
   std::vector<LineTerms> terms_;
 };
 
@@ -98,17 +120,25 @@ class LineModel {
 // models (ModelOf); the search's shapes hold about 100.
 constexpr double kMaxKeptKeysPerLine = 1024;
 
-// The model at r, kept per thread: a shape search estimates each candidate
-// r several times, and a run of filters of different key counts (the
-// partitions or files of a store) searches again for each. A model grows
-// to the most keys per line asked of it, a few hundred.
-LineModel& ModelOf(int r) {
+// The model at r with up to e extra planes (1 <= e <= E(r)), kept per
+// thread: a shape search estimates each candidate r several times, and a
+// run of filters of different key counts (the partitions or files of a
+// store) searches again for each. A model grows to the most keys per line
+// asked of it, a few hundred.
+LineModel& ModelOf(int r, int e) {
   thread_local std::vector<LineModel> models = [] {
     std::vector<LineModel> m;
-    for (int planes = 0; planes <= kMaxFingerprintBits; ++planes) m.emplace_back(planes);
+    for (int planes = 0; planes <= kMaxFingerprintBits; ++planes) {
+      for (int x = 1; x <= kCompactExtraPlanes; ++x) m.emplace_back(planes, x);
+    }
     return m;
   }();
-  return models[static_cast<size_t>(r)];
+  return models[static_cast<size_t>(r * kCompactExtraPlanes + e - 1)];
+}
+
+// A shape's extra planes as its lines get them: within 1..E(r).
+int EffectiveExtraPlanes(int r, int extra_planes) {
+  return std::clamp(extra_planes, 1, std::max(1, MaxExtraPlanes(r)));
 }
 
 // ln of the Binomial(n, p) probability of k: ln C(n, k) by summation,
@@ -177,10 +207,11 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
   // 100 keys per line); a model of its own for any other shape, whose lines
   // could ask the model to grow without bound.
   const int r = shape.fingerprint_bits;
+  const int e = EffectiveExtraPlanes(r, shape.extra_planes);
   if (r >= 0 && r <= kMaxFingerprintBits && shape.keys_per_line <= kMaxKeptKeysPerLine) {
-    return EstimateWith(ModelOf(r), shape, num_keys);
+    return EstimateWith(ModelOf(r, e), shape, num_keys);
   }
-  LineModel model(r);
+  LineModel model(r, e);
   return EstimateWith(model, shape, num_keys);
 }
 
@@ -188,15 +219,15 @@ namespace {
 
 // The r of lowest rate whose lines bump at most kMaxBumpedKeyShare, from
 // the most planes down (the best is usually the first that passes).
-CompactShape SearchShape(double bits_per_key, size_t num_keys) {
+CompactShape SearchShape(double bits_per_key, size_t num_keys, int extra_planes) {
   double keys_per_512 = 512.0 / bits_per_key;
-  CompactShape best{kMinFingerprintBits, keys_per_512};
+  CompactShape best{kMinFingerprintBits, keys_per_512, EffectiveExtraPlanes(kMinFingerprintBits, extra_planes)};
   double best_fpr = 2;
   for (int r = kMaxFingerprintBits; r >= kMinFingerprintBits; --r) {
     // Lines of r planes hold about C_r - 1 keys; skip r far from the load.
     if (ColumnsFor(r) < 0.8 * keys_per_512 || ColumnsFor(r) > 2.0 * keys_per_512 + 4) continue;
-    CompactShape shape{r, keys_per_512};
-    LineModel& model = ModelOf(r);
+    CompactShape shape{r, keys_per_512, EffectiveExtraPlanes(r, extra_planes)};
+    LineModel& model = ModelOf(r, shape.extra_planes);
     CompactEstimate e;
     // The first layer holds (1 - bumped share) of the keys; the next
     // layers, as loaded, the rest: keys per line such that all layers
@@ -224,8 +255,9 @@ double ClampBits(double bits_per_key) {
 
 }  // namespace
 
-CompactShape CompactShapeFor(double bits_per_key, size_t num_keys) {
+CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes) {
   bits_per_key = ClampBits(bits_per_key);
+  extra_planes = std::clamp(extra_planes, 1, kCompactExtraPlanes);
   num_keys = std::max<size_t>(num_keys, 1);
   // Beyond 2^16 keys the line loads are Poisson to within the model's
   // precision: one shape serves every larger filter. A small per-thread
@@ -235,15 +267,16 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys) {
   struct Entry {
     double bits = -1;
     size_t keys = 0;
+    int extra_planes = 0;
     CompactShape shape;
   };
   thread_local std::array<Entry, 8> memo;
   thread_local size_t next = 0;
   for (const Entry& e : memo) {
-    if (e.bits == bits_per_key && e.keys == model_keys) return e.shape;
+    if (e.bits == bits_per_key && e.keys == model_keys && e.extra_planes == extra_planes) return e.shape;
   }
-  CompactShape shape = SearchShape(bits_per_key, model_keys);
-  memo[next++ % memo.size()] = {bits_per_key, model_keys, shape};
+  CompactShape shape = SearchShape(bits_per_key, model_keys, extra_planes);
+  memo[next++ % memo.size()] = {bits_per_key, model_keys, extra_planes, shape};
   return shape;
 }
 

@@ -89,8 +89,8 @@ constexpr PlaneLayout MakePlaneLayout(int planes) {
 }
 
 inline constexpr auto kPlaneLayouts = [] {
-  std::array<PlaneLayout, kMaxFingerprintBits + 2> all{};
-  for (int r = kMinFingerprintBits; r <= kMaxFingerprintBits + 1; ++r) all[r] = MakePlaneLayout(r);
+  std::array<PlaneLayout, kMaxPlanes + 1> all{};
+  for (int planes = kMinFingerprintBits; planes <= kMaxPlanes; ++planes) all[planes] = MakePlaneLayout(planes);
   return all;
 }();
 
@@ -99,7 +99,8 @@ inline constexpr auto kPlaneLayouts = [] {
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
 
 // The groups of eight planes a filter of r fingerprint bits answers: those
-// of r + 1 planes, so that lines of either count take the same steps.
+// of r + 1 planes, which hold r + E(r) (compact_layout.h), so that lines of
+// every count take the same steps.
 constexpr int PlaneGroupsFor(int r) { return (r + 1 + 7) / 8; }
 // Rows reach the second 64-bit word (C > 64) only where r + 1 planes fit one
 // group (r <= 7); from r = 8 on both plane counts have C <= 63.
@@ -112,7 +113,7 @@ static_assert(ColumnsFor(7) > 64 && PlaneGroupsFor(7) == 1 && ColumnsFor(8) <= 6
 // parity(b) = parity(a ^ b)), and a per-lane popcount's low bit is the
 // answer bit. Bits past a plane's end (the next plane, the metadata byte,
 // wrapped indices) meet zero row bits. For a line of a filter of r
-// fingerprint bits (planes = r or r + 1) it takes kGroups =
+// fingerprint bits (planes = r to r + E(r)) it takes kGroups =
 // PlaneGroupsFor(r) groups, a count fixed per filter, so no branch depends
 // on the line, and the third word only where rows reach past 64 bits.
 // Answer bits at and above `planes` are not defined. Callable only when

@@ -37,10 +37,9 @@ struct CompactQuery {
     return {r.layers_[0].data + size_t{64} * slot.line, slot.order};
   }
   // Whether the line answers the key (the key's order is below its
-  // threshold) rather than having bumped it.
-  static bool Holds(const Located& at) {
-    return at.order < (at.line[internal::compact::kMetaByte] & internal::compact::kThresholdMask);
-  }
+  // threshold; a line of extra planes, metadata byte >= 128, answers every
+  // order) rather than having bumped it.
+  static bool Holds(const Located& at) { return at.order < at.line[internal::compact::kMetaByte]; }
 
   // The line of a later layer that answers a key its first-layer line
   // bumped; nullptr if every layer bumped it, which a builder never writes:
@@ -55,8 +54,8 @@ struct CompactQuery {
     return nullptr;
   }
 
-  // What both forms answer with: the line's plane count (r, or r + 1 if its
-  // metadata byte says so), its columns, and the key's row masked to them.
+  // What both forms answer with: the line's plane count (r, or r + e as its
+  // metadata byte says), its columns, and the key's row masked to them.
   struct LineQuery {
     int planes;
     int columns;
@@ -65,9 +64,18 @@ struct CompactQuery {
   __attribute__((always_inline)) static LineQuery LineQueryOf(const CompactFilterReader& r, const unsigned char* line,
                                                               const internal::compact::KeyCode& code) {
     namespace c = internal::compact;
-    const int extra = line[c::kMetaByte] >> 7;
-    return {r.fingerprint_bits_ + extra, r.columns_[extra],
-            c::RowOf(code, c::Bits128{r.row_mask_[extra][0], r.row_mask_[extra][1]})};
+    const unsigned meta = line[c::kMetaByte];
+    // A filter whose lines have one extra plane at most (versions 3 and 4,
+    // or r with E(r) = 1) takes the plane count in arithmetic: it heads the
+    // chain to the line's plane layout. The branch depends on the filter.
+    if (r.one_extra_plane_) {
+      const unsigned extra = meta >> 7;
+      return {r.fingerprint_bits_ + static_cast<int>(extra), r.form_columns_[4 * extra],
+              c::RowOf(code, c::Bits128{r.form_mask_[4 * extra][0], r.form_mask_[4 * extra][1]})};
+    }
+    const unsigned form = ((meta >> 5) & 4) | (meta & 3);
+    return {r.form_planes_[form], r.form_columns_[form],
+            c::RowOf(code, c::Bits128{r.form_mask_[form][0], r.form_mask_[form][1]})};
   }
 
   // The query of a filter with at least one layer, with the line's answer

@@ -37,6 +37,11 @@ inline constexpr uint8_t kFormatVersionCompact = 3;
 // SetLeadBytes). Its trailer is version 3's: the layer table fixes the
 // bytes of the lines, so the lead is what the filter holds before them.
 inline constexpr uint8_t kFormatVersionCompactWithLead = 4;
+// Versions 5 and 6 are versions 3 and 4 whose lines may have up to
+// E(r) <= 4 planes above r, the count in the metadata byte's low bits
+// (compact_layout.h).
+inline constexpr uint8_t kFormatVersionCompactPlanes = 5;
+inline constexpr uint8_t kFormatVersionCompactPlanesWithLead = 6;
 inline constexpr uint8_t kHashSchemeCompact = 2;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
 

@@ -199,7 +199,7 @@ TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
 INSTANTIATE_TEST_SUITE_P(Shapes, CompactMatchesModel,
                          ::testing::Values(ModelCase{5.5, 200'000}, ModelCase{7.0, 200'000}, ModelCase{7.75, 200'000},
                                            ModelCase{8.5, 200'000}, ModelCase{11.5, 200'000}, ModelCase{14, 100'000},
-                                           ModelCase{7.75, 3'000}, ModelCase{10, 300}));
+                                           ModelCase{7.75, 3'000}, ModelCase{10, 300}, ModelCase{9.75, 200'000}));
 
 TEST(CompactMath, BitsForARateReachIt) {
   for (double target : {0.02, 0.01, 0.001, 0.0005}) {
@@ -213,8 +213,17 @@ TEST(CompactMath, BitsForARateReachIt) {
 // library's prefix sums and its weights by neighbour ratios: each line load
 // k's binomial weight from lgamma, each load's terms summed over the key
 // that first fails to fit.
+// E(r), the most extra planes a line of r may get: up to the next
+// multiple of 8 planes above r, at most 4.
+int MostExtraPlanes(int r) {
+  int groups = 1;
+  while (8 * groups < r + 1) ++groups;
+  return std::min(4, 8 * groups - r);
+}
+
 CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
   const int r = shape.fingerprint_bits;
+  const int most_extra = std::clamp(shape.extra_planes, 1, MostExtraPlanes(r));
   const double lines = std::ceil(static_cast<double>(n) / shape.keys_per_line);
   const double p = 1 / lines;
   auto miss = [](int i, int planes) {
@@ -229,8 +238,16 @@ CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
         lines == 1 ? (k == n ? 1.0 : 0.0)
                    : std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
                               static_cast<double>(k) * std::log(p) + static_cast<double>(n - k) * std::log1p(-p));
-    double extra = static_cast<int>(k) + 1 <= 504 / (r + 1) ? 1.0 : 0.0;
-    for (size_t i = 0; i < k; ++i) extra *= 1 - miss(static_cast<int>(i), r + 1);
+    // The line tries r + most_extra planes down to r + 1, each where its
+    // columns hold k + 1, until all k keys fit.
+    double extra = 0, extra_matched = 0;
+    for (int planes = r + most_extra; planes > r; --planes) {
+      if (static_cast<int>(k) + 1 > 504 / planes) continue;
+      double fit = 1;
+      for (size_t i = 0; i < k; ++i) fit *= 1 - miss(static_cast<int>(i), planes);
+      extra_matched += (1 - extra) * fit * std::pow(2.0, -planes);
+      extra += (1 - extra) * fit;
+    }
     double survive = 1, sent = 0, failed = 0, lost = 0;
     for (size_t j = 0; j < k; ++j) {
       const double fail = survive * miss(static_cast<int>(j), r);
@@ -240,7 +257,7 @@ CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
       lost += fail * (static_cast<double>(k - j) + (j > 0 ? static_cast<double>(k) * c : 0.0));
     }
     const double answered = failed - sent + survive;
-    matched += weight * (extra * std::pow(2.0, -(r + 1)) + (1 - extra) * answered * std::pow(2.0, -r));
+    matched += weight * (extra_matched + (1 - extra) * answered * std::pow(2.0, -r));
     bumped += weight * (1 - extra) * sent;
     bumped_keys += weight * (1 - extra) * lost;
   }
@@ -249,44 +266,50 @@ CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
 
 TEST(CompactMath, EstimateIsThePlainModel) {
   for (const ModelCase& m : {ModelCase{7.75, 3'000}, ModelCase{11.5, 200'000}, ModelCase{10, 300},
-                             ModelCase{5.5, 50'000}, ModelCase{20, 40}, ModelCase{8, 1}}) {
-    const CompactShape shape = CompactShapeFor(m.bits_per_key, m.keys);
-    const CompactEstimate got = EstimateCompact(shape, m.keys);
-    const CompactEstimate want = PlainModel(shape, m.keys);
-    EXPECT_NEAR(got.false_positive_rate, want.false_positive_rate, 1e-9 * want.false_positive_rate) << m.bits_per_key;
-    EXPECT_NEAR(got.second_line_share, want.second_line_share, 1e-9 * want.second_line_share + 1e-300) << m.keys;
-    EXPECT_NEAR(got.bumped_key_share, want.bumped_key_share, 1e-9 * want.bumped_key_share + 1e-300) << m.keys;
+                             ModelCase{5.5, 50'000}, ModelCase{20, 40}, ModelCase{8, 1}, ModelCase{9.5, 100'000}}) {
+    for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
+      const CompactShape shape = CompactShapeFor(m.bits_per_key, m.keys, extra);
+      const CompactEstimate got = EstimateCompact(shape, m.keys);
+      const CompactEstimate want = PlainModel(shape, m.keys);
+      EXPECT_NEAR(got.false_positive_rate, want.false_positive_rate, 1e-9 * want.false_positive_rate) << m.bits_per_key;
+      EXPECT_NEAR(got.second_line_share, want.second_line_share, 1e-9 * want.second_line_share + 1e-300) << m.keys;
+      EXPECT_NEAR(got.bumped_key_share, want.bumped_key_share, 1e-9 * want.bumped_key_share + 1e-300) << m.keys;
+    }
   }
 }
 
 // CompactShapeFor against its definition searched in full: every r from 5
 // to 27 whose lines' C = 504 / r columns are within 0.8 to 2 times the keys
 // per 512 bits (plus 4), each with its four rounds of keys per line, the
-// lowest rate among those bumping at most 4.5 % (the search prunes r it
-// can tell lose).
+// lowest rate among those bumping at most 4.5 %, the most planes first
+// among equal rates (the search prunes r it can tell lose); with up to
+// E(r) extra planes per line, and with one.
 TEST(CompactMath, ShapeIsTheFullSearch) {
   for (size_t keys : {size_t{50}, size_t{2'000}, size_t{65'536}}) {
     for (double bits = 5.6; bits < 30; bits += 0.53) {
-      const double keys_per_512 = 512.0 / bits;
-      CompactShape want{};
-      double best = 2;
-      for (int r = 5; r <= 27; ++r) {
-        const int columns = 504 / r;
-        if (columns < 0.8 * keys_per_512 || columns > 2.0 * keys_per_512 + 4) continue;
-        CompactShape shape{r, keys_per_512};
-        CompactEstimate e;
-        for (int round = 0; round < 4; ++round) {
-          e = EstimateCompact(shape, keys);
-          shape.keys_per_line = keys_per_512 / (1 - e.bumped_key_share);
+      for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
+        const double keys_per_512 = 512.0 / bits;
+        CompactShape want{};
+        double best = 2;
+        for (int r = 27; r >= 5; --r) {
+          const int columns = 504 / r;
+          if (columns < 0.8 * keys_per_512 || columns > 2.0 * keys_per_512 + 4) continue;
+          CompactShape shape{r, keys_per_512, std::min(extra, MostExtraPlanes(r))};
+          CompactEstimate e;
+          for (int round = 0; round < 4; ++round) {
+            e = EstimateCompact(shape, keys);
+            shape.keys_per_line = keys_per_512 / (1 - e.bumped_key_share);
+          }
+          if (e.bumped_key_share <= 0.045 && e.false_positive_rate < best) {
+            want = shape;
+            best = e.false_positive_rate;
+          }
         }
-        if (e.bumped_key_share <= 0.045 && e.false_positive_rate < best) {
-          want = shape;
-          best = e.false_positive_rate;
-        }
+        const CompactShape got = CompactShapeFor(bits, keys, extra);
+        ASSERT_EQ(got.fingerprint_bits, want.fingerprint_bits) << bits << " bits/key, " << keys << " keys";
+        ASSERT_EQ(got.keys_per_line, want.keys_per_line) << bits << " bits/key, " << keys << " keys";
+        ASSERT_EQ(got.extra_planes, want.extra_planes) << bits << " bits/key, " << keys << " keys";
       }
-      const CompactShape got = CompactShapeFor(bits, keys);
-      ASSERT_EQ(got.fingerprint_bits, want.fingerprint_bits) << bits << " bits/key, " << keys << " keys";
-      ASSERT_EQ(got.keys_per_line, want.keys_per_line) << bits << " bits/key, " << keys << " keys";
     }
   }
 }

@@ -1,6 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Golden values for the compact filter, format version 3. Filters on disk
+// Golden values for the compact filter, format versions 3 and 5 (lines of
+// one extra plane at most, and of up to four). Filters on disk
 // outlive the code that wrote them, so a change to where a key lands (the
 // hash, h_i, the line or order), to what it reads there (row, fingerprint,
 // planes), to the layer table or to the trailer must fail a test rather
@@ -55,6 +56,8 @@ struct GoldenCase {
   size_t size;
   int num_layers;
   std::vector<size_t> first_false_positives;  // indices into the absent queries
+  // CompactFilterBuilder::SetExtraPlanes: version 3 (1) unless given.
+  int extra_planes = kCompactExtraPlanesVersion3;
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -88,6 +91,26 @@ const std::vector<GoldenCase>& Cases() {
        "45dc718e3d1ac6aeb8f04b77edeee98b", 287904, 4, {383, 1327, 2101, 2830, 3770, 3807, 4031, 4619}},
       {"TwoHundredThousandHashesAt16", 16, 10, 200000, true,
        "e94e616d806a63dc88f2cb9d344cd7a1", 400736, 4, {15142, 23512, 23609, 26742, 38913, 56288, 59433, 64172}},
+      // Version 5: up to E(r) extra planes (r = 5: 3; r = 7: 1, so the
+      // bytes are version 3's; r = 8..12: 4).
+      {"V5FiftyHashesAt11_5", 11.5, 3, 50, true,
+       "d2791c8923234fff1207d18039364eee", 148, 1, {65030, 148150, 174205, 224147, 308614, 339975, 397666, 619565}, 4},
+      {"V5FiveThousandKeysAt6", 6, 4, 5000, false,
+       "39fe7bcc8d33140369aae4dd455cc944", 3864, 2, {28, 67, 181, 197, 205, 333, 379, 392}, 4},
+      {"V5FiveThousandKeysAt7_75", 7.75, 5, 5000, false,
+       "169fb773194ae3774b97690561d5e0bd", 4956, 3, {147, 293, 334, 389, 538, 693, 697, 855}, 4},
+      {"V5FiveThousandKeysAt9_5", 9.5, 11, 5000, false,
+       "c87dadc614127b3b6aa6d9ed40ce1d18", 5976, 2, {268, 288, 340, 741, 1019, 1948, 3234, 3651}, 4},
+      {"V5FiveThousandHashesAt11_5", 11.5, 6, 5000, true,
+       "379000cabe2d382f23b4c2f7b7d992e9", 7256, 2, {949, 2209, 2405, 3159, 3409, 3964, 7133, 7627}, 4},
+      {"V5FiveThousandKeysAt16", 16, 7, 5000, false,
+       "106af19380eb89495fde297fb37f7270", 10204, 3, {6607, 7289, 13655, 13679, 39018, 76071, 79325, 110610}, 4},
+      {"V5TwoHundredThousandKeysAt9_75", 9.75, 12, 200000, false,
+       "ad654de400aca94036504eb8d758d324", 243932, 3, {2152, 2326, 2359, 2391, 2766, 2967, 2999, 3299}, 4},
+      {"V5TwoHundredThousandKeysAt11_5", 11.5, 0x5eed, 200000, false,
+       "8d8acbbd8d5e0ca447adc3d75ded01a3", 287904, 4, {383, 1327, 2101, 2830, 3770, 3807, 4619, 11327}, 4},
+      {"V5TwoHundredThousandHashesAt16", 16, 10, 200000, true,
+       "1e5bda79e81ec33448afa84e06d8e587", 400736, 4, {15142, 23512, 23609, 26742, 38913, 56288, 64172, 65189}, 4},
   };
   // clang-format on
   return cases;
@@ -100,6 +123,7 @@ struct Built {
 
 Built Build(const GoldenCase& c) {
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
+  builder.SetExtraPlanes(c.extra_planes);
   Built built;
   if (c.raw_hashes) {
     built.hashes = RandomHashes(c.seed, c.num_keys);
@@ -206,8 +230,9 @@ void CheckLayerTable(const GoldenCase& c, const model::Filter& f, const std::vec
     EXPECT_TRUE(f.lines.empty());
     return;
   }
-  const CompactShape shape = CompactShapeFor(c.bits_per_key, c.num_keys);
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, c.num_keys, c.extra_planes);
   EXPECT_EQ(f.r, shape.fingerprint_bits);
+  EXPECT_EQ(f.many_planes, shape.extra_planes > 1) << "version 5 iff lines may have several extra planes";
   for (size_t i = 0; i < f.lines.size(); ++i) {
     EXPECT_EQ(f.lines[i], CompactFirstLayerLines(reaching[i], shape.keys_per_line)) << "layer " << i;
   }
@@ -219,7 +244,7 @@ void CheckSpareBitsAreZero(const model::Filter& f) {
   for (uint32_t lines : f.lines) total_lines += lines;
   for (uint64_t i = 0; i < total_lines; ++i) {
     const unsigned char* line = f.bytes + i * model::kLineBytes;
-    const int planes = (line[63] & 0x80) ? f.r + 1 : f.r;
+    const int planes = model::PlanesOf(line, f);
     for (int bit = planes * (504 / planes); bit < 504; ++bit) {
       ASSERT_FALSE(model::Bit(line, static_cast<size_t>(bit))) << "line " << i << " bit " << bit;
     }
@@ -270,7 +295,7 @@ TEST(CompactGoldenEmpty, EmptyFilterParsesAndAnswersNo) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Version3, CompactGolden, ::testing::Range(size_t{0}, Cases().size()),
+INSTANTIATE_TEST_SUITE_P(Versions3And5, CompactGolden, ::testing::Range(size_t{0}, Cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& param_info) {
                            return std::string(Cases()[param_info.param].name);
                          });

@@ -31,9 +31,12 @@ constexpr size_t kTrailer = model::kTrailerBytes;
 std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 
 // `n` keys "key<i>" at 6 bits per key (2,000 keys take two layers).
-std::string LeadFilter(size_t n, size_t lead) {
+// At 6 bits per key (r = 5) lines get up to E(5) = 3 extra planes: format
+// versions 5 and 6; with kCompactExtraPlanesVersion3, 3 and 4.
+std::string LeadFilter(size_t n, size_t lead, int extra_planes = kCompactExtraPlanes) {
   CompactFilterBuilder builder({.bits_per_key = 6, .seed = 7});
   builder.SetLeadBytes(lead);
+  builder.SetExtraPlanes(extra_planes);
   for (size_t i = 0; i < n; ++i) builder.AddKey(Key(i));
   return builder.Finish();
 }
@@ -71,10 +74,12 @@ ParseError ParseAndCompare(std::string_view bytes) {
 
 TEST(CompactLeadParse, ValidLeadsParse) {
   for (size_t lead : {1, 16, 48, 63}) {
-    const std::string bytes = LeadFilter(2000, lead);
-    std::string copy = bytes;
-    EXPECT_EQ(VersionByte(copy), model::kVersionWithLead);
-    EXPECT_EQ(ParseAndCompare(bytes), ParseError::kOk) << lead;
+    for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
+      const std::string bytes = LeadFilter(2000, lead, extra);
+      std::string copy = bytes;
+      EXPECT_EQ(VersionByte(copy), extra > 1 ? model::kVersionPlanesWithLead : model::kVersionWithLead);
+      EXPECT_EQ(ParseAndCompare(bytes), ParseError::kOk) << lead;
+    }
   }
   EXPECT_THROW(CompactFilterBuilder().SetLeadBytes(64), std::invalid_argument);
 }
@@ -96,27 +101,31 @@ TEST(CompactLeadParse, LeadBeyondItsRange) {
   }
 }
 
-// Version 3 has no lead: a filter with lead bytes relabelled 3 is the
-// wrong size; a version-3 filter relabelled 4 is one of lead 0, and
-// answers as before.
+// Versions 3 and 5 have no lead: a filter with lead bytes relabelled 3 (5)
+// is the wrong size; a version-3 (5) filter relabelled 4 (6) is one of lead
+// 0, and answers as before.
 TEST(CompactLeadParse, VersionByteAndLeadMustAgree) {
-  std::string with_lead = LeadFilter(2000, 48);
-  VersionByte(with_lead) = model::kVersion;
-  Reseal(with_lead);
-  EXPECT_EQ(ParseAndCompare(with_lead), ParseError::kBadSize);
+  for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
+    const int plain_version = extra > 1 ? model::kVersionPlanes : model::kVersion;
+    const int lead_version = extra > 1 ? model::kVersionPlanesWithLead : model::kVersionWithLead;
+    std::string with_lead = LeadFilter(2000, 48, extra);
+    VersionByte(with_lead) = static_cast<char>(plain_version);
+    Reseal(with_lead);
+    EXPECT_EQ(ParseAndCompare(with_lead), ParseError::kBadSize);
 
-  const std::string plain = LeadFilter(2000, 0);
-  std::string relabelled = plain;
-  ASSERT_EQ(VersionByte(relabelled), model::kVersion);
-  VersionByte(relabelled) = model::kVersionWithLead;
-  Reseal(relabelled);
-  ASSERT_EQ(ParseAndCompare(relabelled), ParseError::kOk);
-  CompactFilterReader before, after;
-  ASSERT_TRUE(CompactFilterReader::Parse(plain, &before).ok());
-  ASSERT_TRUE(CompactFilterReader::Parse(relabelled, &after).ok());
-  for (uint64_t i = 0; i < 20000; ++i) {
-    const std::string key = "absent" + std::to_string(i);
-    ASSERT_EQ(before.MayContain(key), after.MayContain(key)) << key;
+    const std::string plain = LeadFilter(2000, 0, extra);
+    std::string relabelled = plain;
+    ASSERT_EQ(VersionByte(relabelled), plain_version);
+    VersionByte(relabelled) = static_cast<char>(lead_version);
+    Reseal(relabelled);
+    ASSERT_EQ(ParseAndCompare(relabelled), ParseError::kOk);
+    CompactFilterReader before, after;
+    ASSERT_TRUE(CompactFilterReader::Parse(plain, &before).ok());
+    ASSERT_TRUE(CompactFilterReader::Parse(relabelled, &after).ok());
+    for (uint64_t i = 0; i < 20000; ++i) {
+      const std::string key = "absent" + std::to_string(i);
+      ASSERT_EQ(before.MayContain(key), after.MayContain(key)) << key;
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Golden values for the compact filter with lead bytes, format version 4
-// (docs/FORMAT.md, section 1b). Version 4 is version 3 after L zero bytes,
+// Golden values for the compact filter with lead bytes, format versions 4
+// and 6 (docs/FORMAT.md, section 1b). Version 4 (6) is version 3 (5) after
+// L zero bytes,
 // so each case pins the whole filter (XXH3-128 of its bytes, its size) and
 // checks that its answers are those of the version-3 filter of the same
 // keys: the first false positives of a fixed sequence of absent queries are
@@ -46,6 +47,8 @@ struct LeadCase {
   // Indices into the absent queries "absent<i>": compact_golden_test's
   // values for the same keys, bits per key and seed without lead.
   std::vector<size_t> first_false_positives;
+  // CompactFilterBuilder::SetExtraPlanes: version 4 (1) unless given.
+  int extra_planes = kCompactExtraPlanesVersion3;
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -63,6 +66,11 @@ const std::vector<LeadCase>& Cases() {
        "35c5294cfff4ce72adb3edfd4d6e2db7", 10267, {6607, 7289, 7968, 13655, 13679, 17079, 39018, 73789}},
       {"TwoHundredThousandKeysAt11_5Lead48", 11.5, 0x5eed, 200000, 48,
        "c07309431b5accb404a15982a3a5d17f", 287952, {383, 1327, 2101, 2830, 3770, 3807, 4031, 4619}},
+      // Version 6: version 5 after the lead (compact_golden_test's V5 cases).
+      {"V6FiveThousandKeysAt16Lead63", 16, 7, 5000, 63,
+       "e25a5f96a28a3dbe2c93854348c71297", 10267, {6607, 7289, 13655, 13679, 39018, 76071, 79325, 110610}, 4},
+      {"V6TwoHundredThousandKeysAt11_5Lead48", 11.5, 0x5eed, 200000, 48,
+       "621c0adf7055a5f05a27e213d6eb948b", 287952, {383, 1327, 2101, 2830, 3770, 3807, 4619, 11327}, 4},
   };
   // clang-format on
   return cases;
@@ -71,6 +79,7 @@ const std::vector<LeadCase>& Cases() {
 std::string Build(const LeadCase& c, size_t lead) {
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
   builder.SetLeadBytes(lead);
+  builder.SetExtraPlanes(c.extra_planes);
   for (size_t i = 0; i < c.num_keys; ++i) builder.AddKey(Named("key", i));
   std::string bytes = builder.Finish();
   EXPECT_EQ(builder.fallback_reason(), "");
@@ -136,13 +145,14 @@ TEST_P(CompactLeadGolden, WholeFilterIsPinnedAndAnswersAsWithoutLead) {
   model::Filter f;
   ASSERT_EQ(model::Parse(bytes, /*verify_checksum=*/true, &f), 0) << "the model rejects the filter";
   EXPECT_EQ(f.lead, c.lead);
-  EXPECT_EQ(bytes[bytes.size() - 9], model::kVersionWithLead);
+  const bool many = c.extra_planes > 1;
+  EXPECT_EQ(bytes[bytes.size() - 9], many ? model::kVersionPlanesWithLead : model::kVersionWithLead);
   EXPECT_EQ(bytes.substr(0, c.lead), std::string(c.lead, '\0'));
 
-  // Version 3 of the same keys: the bytes after the lead, but for the
+  // Version 3 (5) of the same keys: the bytes after the lead, but for the
   // version byte and the checksum.
   const std::string plain = Build(c, 0);
-  ASSERT_EQ(plain[plain.size() - 9], model::kVersion);
+  ASSERT_EQ(plain[plain.size() - 9], many ? model::kVersionPlanes : model::kVersion);
   ASSERT_EQ(plain.size() + c.lead, bytes.size());
   EXPECT_EQ(bytes.substr(c.lead, plain.size() - 9), plain.substr(0, plain.size() - 9));
   EXPECT_EQ(bytes.substr(bytes.size() - 8, 4), plain.substr(plain.size() - 8, 4));
@@ -173,7 +183,7 @@ TEST_P(CompactLeadGolden, WholeFilterIsPinnedAndAnswersAsWithoutLead) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Version4, CompactLeadGolden, ::testing::Range(size_t{0}, Cases().size()),
+INSTANTIATE_TEST_SUITE_P(Versions4And6, CompactLeadGolden, ::testing::Range(size_t{0}, Cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& param_info) {
                            return std::string(Cases()[param_info.param].name);
                          });

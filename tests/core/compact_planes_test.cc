@@ -33,7 +33,7 @@ uint32_t AnswerByDefinition(const unsigned char* line, Bits128 row, int planes, 
 
 TEST(CompactPlanes, BothFormsMatchTheDefinition) {
   std::mt19937_64 rng(17);
-  for (int planes = kMinFingerprintBits; planes <= kMaxFingerprintBits + 1; ++planes) {
+  for (int planes = kMinFingerprintBits; planes <= kMaxPlanes; ++planes) {
     const int columns = ColumnsFor(planes);
     for (int trial = 0; trial < 2'000; ++trial) {
       unsigned char line[64];
@@ -46,10 +46,13 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       }
 #if defined(LINEBLOOM_COMPACT_AVX512)
       // A line of `planes` planes is read by filters of r = planes and of
-      // r = planes - 1 (its extra plane), each in its own group count.
+      // every r below it whose lines may have planes - r extra planes
+      // (E(r)), each in its own group count.
       const uint32_t low = (uint32_t{1} << planes) - 1;
-      for (int r = std::max(planes - 1, kMinFingerprintBits); CompactAvx512Supported() && r <= planes; ++r) {
+      for (int r = std::max(planes - kMaxExtraPlanes, kMinFingerprintBits); CompactAvx512Supported() && r <= planes;
+           ++r) {
         if (r > kMaxFingerprintBits) break;
+        if (planes - r > MaxExtraPlanes(r)) continue;
         ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, planes) & low, expected) << planes << " " << r;
       }
 #endif

@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Differential fuzz target for the compact filter (format versions 3 and 4),
+// Differential fuzz target for the compact filter (format versions 3 to 6),
 // against the independent model of docs/FORMAT.md
 // (tests/support/reference_compact.h). The first input byte picks one of:
 //  (a) even: the rest of the input is a filter, as read from a damaged or
@@ -13,16 +13,17 @@
 //      the input answers what the model answers.
 //  (b) odd: the rest is a key set (fuzzer keys and raw hashes, plus bulk
 //      hashes), a bits-per-key setting (NaN, +-inf and out-of-range values
-//      included), a seed, a layer limit and lead bytes (0..63, from the
-//      seed's high bits, so that the corpus keeps its meaning). The target
+//      included), a seed, a layer limit, lead bytes (0..63, from the
+//      seed's high bits, so that the corpus keeps its meaning) and the
+//      extra planes (1 or 4, from another bit of the seed). The target
 //      builds the filter
 //      and checks: no stored key is ever answered "no" by any path, or by
 //      the model; the reader answers as the model on absent keys; the
 //      layer table and r are what FORMAT.md says the builder writes
 //      (CompactShapeFor, ceil(n_i / lambda) per layer), and the bits after
-//      the planes are 0; the lead is L zero bytes and the version 4 iff
-//      L > 0; a reused builder writes the same bytes; a build over the
-//      layer limit is a Bloom filter of the same keys.
+//      the planes are 0; the lead is L zero bytes and the version 4 or 6
+//      iff L > 0, 5 or 6 iff lines may have several extra planes; a reused builder writes the same bytes; a build over
+//      the layer limit is a Bloom filter of the same keys.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -127,7 +128,7 @@ void CheckBytesAsFilter(std::string_view bytes) {
   if (kind == FilterKind::kCompact) {
     FilterReader bloom;
     FUZZ_CHECK(FilterReader::Parse(bytes, &bloom, {.verify_checksum = false}).error == ParseError::kUnsupportedVersion,
-               "the Bloom reader rejects versions 3 and 4");
+               "the Bloom reader rejects versions 3 to 6");
   }
   if (!ok_unchecked) return;
   model::Filter f;
@@ -149,6 +150,7 @@ struct Case {
   uint32_t seed = 0;
   int max_layers = 8;
   size_t lead = 0;
+  int extra_planes = kCompactExtraPlanes;
   std::vector<Entry> inserted;
   std::vector<std::string> probes;
   uint64_t absent_state = 0;  // for absent raw hashes
@@ -160,8 +162,10 @@ Case ReadCase(FuzzedDataProvider& in) {
   c.seed = in.ConsumeIntegral<uint32_t>();
   const uint8_t layers = in.ConsumeIntegral<uint8_t>();
   if (layers < 32) c.max_layers = 1 + layers % 8;
-  // Half the builds without lead (version 3), half with 0..63 lead bytes.
+  // Half the builds without lead (version 3 or 5), half with 0..63 lead bytes.
   if ((c.seed >> 31) != 0) c.lead = (c.seed >> 24) % 64;
+  // A quarter of the builds with one extra plane at most (versions 3, 4).
+  if (((c.seed >> 20) & 3) == 0) c.extra_planes = kCompactExtraPlanesVersion3;
   // Bulk hashes: filters of several lines and layers without a large input.
   const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1200);
   uint64_t state = in.ConsumeIntegral<uint64_t>();
@@ -201,9 +205,13 @@ void CheckBloomFallback(const Case& c, std::string_view bytes) {
 
 // The layer table, r and the spare bits, as FORMAT.md says a builder
 // writes them; `reaching[i]` is the number of keys that reach layer i.
-void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>& reaching) {
-  const CompactShape shape = CompactShapeFor(c.bits_per_key, reaching[0]);
+void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>& reaching, int version) {
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, reaching[0], c.extra_planes);
   FUZZ_CHECK(f.r == shape.fingerprint_bits, "r from CompactShapeFor");
+  const bool many = shape.extra_planes > 1;
+  FUZZ_CHECK(version == (many ? (c.lead > 0 ? model::kVersionPlanesWithLead : model::kVersionPlanes)
+                              : (c.lead > 0 ? model::kVersionWithLead : model::kVersion)),
+             "version 3 or 4 for one extra plane, else 5 or 6; 4 or 6 iff there are lead bytes");
   FUZZ_CHECK(static_cast<int>(f.lines.size()) <= c.max_layers, "no more layers than allowed");
   uint64_t total = 0;
   for (size_t i = 0; i < f.lines.size(); ++i) {
@@ -213,7 +221,7 @@ void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>
   }
   for (uint64_t i = 0; i < total; ++i) {
     const unsigned char* line = f.bytes + i * model::kLineBytes;
-    const int planes = (line[63] & 0x80) ? f.r + 1 : f.r;
+    const int planes = model::PlanesOf(line, f);
     for (int bit = planes * (504 / planes); bit < 504; ++bit) FUZZ_CHECK(!model::Bit(line, bit), "spare bits are 0");
   }
 }
@@ -229,8 +237,6 @@ void CheckCompact(const Case& c, std::string_view bytes) {
   FUZZ_CHECK(
       std::all_of(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(c.lead), [](char b) { return b == 0; }),
       "the lead bytes are zero");
-  FUZZ_CHECK(bytes[bytes.size() - 9] == (c.lead > 0 ? model::kVersionWithLead : model::kVersion),
-             "version 4 iff there are lead bytes");
 
   // Every stored key is answered by a layer; the model's full answer (one
   // bit at a time, slow) for the last 128 (the fuzzer's own keys come
@@ -246,7 +252,7 @@ void CheckCompact(const Case& c, std::string_view bytes) {
       FUZZ_CHECK(model::MayContainHash(f, distinct[k]), "the model answers stored keys true");
     }
   }
-  CheckShape(c, f, reaching);
+  CheckShape(c, f, reaching, static_cast<unsigned char>(bytes[bytes.size() - 9]));
 
   std::vector<std::string_view> keys;
   for (const Entry& e : c.inserted) {
@@ -275,6 +281,7 @@ void CheckBuild(std::string_view input) {
   FuzzedDataProvider in(reinterpret_cast<const uint8_t*>(input.data()), input.size());
   const Case c = ReadCase(in);
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
+  builder.SetExtraPlanes(c.extra_planes);
   builder.TEST_SetMaxLayers(c.max_layers);
   builder.SetLeadBytes(c.lead);
   const std::string bytes = Build(c, builder);

@@ -4,7 +4,7 @@
 // is laid out so that its blocks start on cache lines in the memory RocksDB
 // reads it into, whatever offset from a line the allocator gives, and small
 // filters keep format version 1. The compact kind's lines alike (format
-// version 4; small ones keep version 3).
+// version 6; small ones keep version 5).
 
 #include <gtest/gtest.h>
 #include <rocksdb/cache.h>
@@ -189,9 +189,9 @@ TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
 }
 
 // The compact kind through the builder RocksDB drives: a filter of 1 MiB
-// or more gets the lead its block cache's allocator calls for (version 4),
+// or more gets the lead its block cache's allocator calls for (version 6),
 // and read from that allocator's memory its lines are cache-line aligned;
-// a small one, and any with align_blocks=false, is version 3.
+// a small one, and any with align_blocks=false, has none (version 5).
 TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(16, -1));
   // The policy's 16 Bloom bits per key are about 11.5 compact bits: 1.1 MiB.
@@ -199,7 +199,7 @@ TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::vector<std::string_view> views(keys.begin(), keys.end());
   BuildAndReadAtEachOffset(*policy, views, [](size_t lead, std::string_view bytes, const PolicyFilter& read) {
     ASSERT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
-    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 3 : 4) << "version";
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 5 : 6) << "version";
     EXPECT_EQ(bytes.substr(0, lead), std::string(lead, '\0'));
     reference::compact::Filter f;
     ASSERT_EQ(reference::compact::Parse(read.bytes(), /*verify_checksum=*/true, &f), 0);
@@ -209,13 +209,13 @@ TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   });
 }
 
-TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterIsVersion3) {
+TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterHasNoLead) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> small_policy(NewLinebloomFilterPolicy(16, -1));
   const std::vector<std::string> keys = KeysFrom(0, 800000);
   std::vector<std::string_view> views(keys.begin(), keys.end());
   const PolicyFilter small = BuildPolicyFilter(*small_policy, std::span(views).first(10000));
   ASSERT_EQ(DetectFilterKind(small.bytes()), FilterKind::kCompact);
-  EXPECT_EQ(small.bytes()[small.bytes().size() - 9], 3);
+  EXPECT_EQ(small.bytes()[small.bytes().size() - 9], 5);
 
   LinebloomPolicyOptions options;
   options.bits_per_key = 16;
@@ -225,7 +225,7 @@ TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterIsVersion3) {
   auto allocator = std::make_shared<OffsetAllocator>(16);
   const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
   ASSERT_GE(built.bytes().size(), kLeadFromBytes);
-  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 3);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 5);
   EXPECT_EQ(allocator->allocations(), 0) << "no probe";
   const PolicyFilter read = PolicyFilter::FromBytes(*policy, built.bytes(), allocator);
   for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;

@@ -206,6 +206,38 @@ TEST(RocksdbCompactKind, PolicyBuildsAndReadsCompactFilters) {
   }
 }
 
+// compact_extra_planes: the default (4) writes format version 5, whose
+// lines may have up to E(r) extra planes; 1 writes version 3, which older
+// releases read. From option strings, kept in the serialized options, and
+// both read by any policy.
+TEST(RocksdbCompactKind, ExtraPlanesChooseTheFormatVersion) {
+  const auto keys = Keys(0, 20000, 2);
+  for (int extra : {0, 1, 4}) {
+    const std::string text = "id=linebloom;bits_per_key=14;compact_from_level=-1" +
+                             (extra > 0 ? ";compact_extra_planes=" + std::to_string(extra) : std::string());
+    auto policy = FromString(text);
+    const int want = extra == 0 ? kCompactExtraPlanes : extra;
+    EXPECT_EQ(Linebloom(policy).options().compact_extra_planes, want) << text;
+    ::rocksdb::ConfigOptions config;
+    EXPECT_EQ(Linebloom(FromString(policy->ToString(config))).options().compact_extra_planes, want);
+
+    ::rocksdb::BlockBasedTableOptions table;
+    ::rocksdb::FilterBuildingContext context(table);
+    context.reason = TableFileCreationReason::kFlush;
+    context.level_at_creation = 0;
+    std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy->GetBuilderWithContext(context));
+    ASSERT_NE(builder, nullptr);
+    for (const auto& k : keys) builder->AddKey(k);
+    std::unique_ptr<const char[]> buf;
+    const ::rocksdb::Slice bytes = builder->Finish(&buf);
+    ASSERT_EQ(DetectFilterKind({bytes.data(), bytes.size()}), FilterKind::kCompact);
+    // 14 Bloom bits per key are about 10 compact bits: r = 8, E(8) = 4.
+    EXPECT_EQ(bytes.data()[bytes.size() - 9], want > 1 ? 5 : 3) << text;
+    const PolicyFilter filter = PolicyFilter::FromBytes(*NewLinebloomFilterPolicy(10), {bytes.data(), bytes.size()});
+    for (const auto& k : keys) ASSERT_TRUE(filter.MayMatch(k)) << k;
+  }
+}
+
 // Damaged compact bytes: "may match" for every key, the reason kept.
 TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
   auto policy = NewLinebloomFilterPolicy(10, -1);
@@ -229,7 +261,7 @@ TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
   }
   // A trailer of a version after the compact kind's: no known kind.
   std::string future = good;
-  future[future.size() - 9] = 5;
+  future[future.size() - 9] = 7;
   ASSERT_EQ(DetectFilterKind(future), FilterKind::kUnknown);
   const PolicyFilter unknown = PolicyFilter::FromBytes(*policy, future);
   EXPECT_TRUE(unknown.MayMatch("anything"));

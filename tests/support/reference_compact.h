@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// docs/FORMAT.md, section 1b (the compact filter, format versions 3 and 4), written
+// docs/FORMAT.md, section 1b (the compact filter, format versions 3 to 6), written
 // out a second time as plain code: the trailer and the layer table, the
 // reader's checks in their order, and the query -- h_i, line, order, row(C),
 // fp(R) and each plane's parity, one bit at a time. It shares nothing with
@@ -28,6 +28,8 @@ inline constexpr size_t kTrailerBytes = 16;
 inline constexpr int kMaxLayers = 8;
 inline constexpr int kVersion = 3;
 inline constexpr int kVersionWithLead = 4;
+inline constexpr int kVersionPlanes = 5;  // lines of up to E(r) extra planes
+inline constexpr int kVersionPlanesWithLead = 6;
 inline constexpr size_t kMaxLead = 63;
 inline constexpr int kHashScheme = 2;
 
@@ -37,6 +39,7 @@ struct Filter {
   size_t lead = 0;                       // L
   uint32_t seed = 0;
   int r = 0;                         // fingerprint bits
+  bool many_planes = false;          // version 5 or 6
   std::vector<uint32_t> lines;       // L_i, one per layer
   std::vector<uint64_t> first_line;  // index of layer i's first line in the filter
 };
@@ -51,7 +54,9 @@ inline int Parse(std::string_view bytes, bool verify_checksum, Filter* out) {
   const auto* all = reinterpret_cast<const unsigned char*>(bytes.data());
   const unsigned char* t = all + size - kTrailerBytes;
   if (t[8] != 'L' || t[9] != 'B' || t[10] != 'L' || t[11] != 'M') return 2;
-  if (t[7] != kVersion && t[7] != kVersionWithLead) return 3;
+  if (t[7] != kVersion && t[7] != kVersionWithLead && t[7] != kVersionPlanes && t[7] != kVersionPlanesWithLead) {
+    return 3;
+  }
   if (t[5] != kHashScheme) return 4;
   if (t[4] < 5 || t[4] > 27) return 5;
   const size_t m = t[6];
@@ -68,17 +73,19 @@ inline int Parse(std::string_view bytes, bool verify_checksum, Filter* out) {
     total_lines += lines;
   }
   // At most 8 * (2^32 - 1) lines: 64 times that fits in 64 bits. What is
-  // before the lines is the lead: none in version 3, 0..63 bytes in 4.
+  // before the lines is the lead: none in versions 3 and 5, 0..63 bytes in
+  // 4 and 6.
   const uint64_t after_lead = kLineBytes * total_lines + 4 * m + kTrailerBytes;
   if (uint64_t{size} < after_lead) return 9;
   const uint64_t lead = uint64_t{size} - after_lead;
-  if (t[7] == kVersion && lead != 0) return 9;
+  if ((t[7] == kVersion || t[7] == kVersionPlanes) && lead != 0) return 9;
   if (lead > kMaxLead) return 10;
   if (verify_checksum && Le32(t + 12) != static_cast<uint32_t>(XXH3_64bits(all, size - 4))) return 11;
   f.lead = static_cast<size_t>(lead);
   f.bytes = all + lead;
   f.seed = Le32(t);
   f.r = t[4];
+  f.many_planes = t[7] == kVersionPlanes || t[7] == kVersionPlanesWithLead;
   *out = std::move(f);
   return 0;
 }
@@ -142,22 +149,38 @@ inline const unsigned char* LineAt(const Filter& f, int layer, uint64_t line) {
   return f.bytes + (f.first_line[layer] + line) * kLineBytes;
 }
 
-// The layer whose line answers hash h: the first in which order < t, the
-// line's bump threshold (byte 63, bits 0..6). num_layers if every layer
-// bumps h.
+// The layer whose line answers hash h: the first in which the line's byte
+// 63, m, is 128 or more (a line of extra planes holds every key) or order <
+// m (m is the bump threshold t). num_layers if every layer bumps h.
 inline int AnsweringLayer(const Filter& f, uint64_t h) {
   const int num_layers = static_cast<int>(f.lines.size());
   for (int i = 0; i < num_layers; ++i) {
     const Place p = PlaceIn(LayerHash(h, i), f.lines[i]);
-    if (p.order < (LineAt(f, i, p.line)[63] & 0x7F)) return i;
+    const int m = LineAt(f, i, p.line)[63];
+    if (m >= 128 || p.order < m) return i;
   }
   return num_layers;
 }
 
+// The planes R of a line: r if its byte 63, m, is below 128; else r + 1 in
+// versions 3 and 4, and r + min(4 - (m mod 4), E(r)) in 5 and 6, where
+// E(r) = min(4, 8 ceil((r + 1) / 8) - r).
+inline int PlanesOf(const unsigned char* line, const Filter& f) {
+  const int m = line[63];
+  if (m < 128) return f.r;
+  if (!f.many_planes) return f.r + 1;
+  int groups = 0;
+  while (8 * groups < f.r + 1) ++groups;
+  int most = 8 * groups - f.r;
+  if (most > 4) most = 4;
+  const int code = 4 - m % 4;
+  return f.r + (code < most ? code : most);
+}
+
 // Whether a line's R parities, parity(plane b AND row(C)), equal fp(R);
-// R = r + 1 if bit 7 of byte 63 is set, else r, and C = floor(504 / R).
-inline bool LineMatches(const unsigned char* line, int r, const Code& code) {
-  const int planes = (line[63] & 0x80) ? r + 1 : r;
+// R = PlanesOf(line), C = floor(504 / R).
+inline bool LineMatches(const unsigned char* line, const Filter& f, const Code& code) {
+  const int planes = PlanesOf(line, f);
   const int columns = 504 / planes;
   const std::vector<int> row = RowColumns(code, columns);
   const uint64_t fp = code.rest >> (64 - planes);
@@ -182,7 +205,7 @@ inline Answer Query(const Filter& f, uint64_t h) {
   // 0 layers: "no"; bumped out of the last layer: "may contain".
   if (layer == num_layers) return {layer, num_layers > 0};
   const Place p = PlaceIn(LayerHash(h, layer), f.lines[layer]);
-  return {layer, LineMatches(LineAt(f, layer, p.line), f.r, CodeOf(h))};
+  return {layer, LineMatches(LineAt(f, layer, p.line), f, CodeOf(h))};
 }
 
 inline bool MayContainHash(const Filter& f, uint64_t h) { return Query(f, h).may_contain; }

@@ -30,7 +30,7 @@ namespace linebloom {
 
 // Which kind of linebloom filter a byte string holds, from its trailer
 // alone (no validation): kBloom for format versions 1 and 2, kCompact for
-// versions 3 and 4, kUnknown otherwise.
+// versions 3 to 6, kUnknown otherwise.
 FilterKind DetectFilterKind(std::string_view bytes);
 
 class CompactFilterBuilder {
@@ -53,9 +53,18 @@ class CompactFilterBuilder {
   // format version 4, which readers from before it reject; with none it is
   // version 3, as is a filter of no keys (it has no line to align). A
   // fallback Bloom filter gets the same lead (format version 2). Throws
-  // std::invalid_argument beyond kMaxLeadBytes.
+  // std::invalid_argument beyond kMaxLeadBytes. (Filters whose lines have
+  // more than one extra plane are versions 5 and 6 instead: below.)
   void SetLeadBytes(size_t lead_bytes);
   size_t lead_bytes() const { return lead_bytes_; }
+  // The most planes a line gets above the filter's r when its keys leave
+  // room (kCompactExtraPlanes, the default: up to 4, as r allows; format
+  // versions 5 and 6). kCompactExtraPlanesVersion3 (1) writes filters of
+  // versions 3 and 4, which readers from before version 5 read, at a
+  // higher false-positive rate between the efficient settings
+  // (docs/COMPACT.md). Clamped to 1..4.
+  void SetExtraPlanes(int extra_planes);
+  int extra_planes() const { return extra_planes_; }
 
   // The filter's size in bytes as the model expects it for the keys added
   // so far (the bumped keys make the exact size known only at Finish).
@@ -88,6 +97,7 @@ class CompactFilterBuilder {
 
   FilterOptions options_;
   size_t lead_bytes_ = 0;
+  int extra_planes_ = kCompactExtraPlanes;
   int max_layers_ = 8;
   CompactHashes hashes_;
   bool keep_finished_ = false;
@@ -103,7 +113,7 @@ class CompactFilterReader {
   CompactFilterReader() = default;
 
   // Validates `bytes` (docs/FORMAT.md, section "Compact filter"; format
-  // versions 3 and 4) and points `*reader` at them; the bytes must outlive
+  // versions 3 to 6) and points `*reader` at them; the bytes must outlive
   // the reader. On failure `*reader` is unchanged.
   static ParseResult Parse(std::string_view bytes, CompactFilterReader* reader, const ParseOptions& options = {});
 
@@ -129,18 +139,22 @@ class CompactFilterReader {
     uint32_t lines = 0;
   };
   static constexpr int kMaxLayers = 8;
-  // What a first-layer query reads comes first: 64 bytes with a vtable
+  // What a first-layer query reads comes first: 48 bytes with a vtable
   // pointer before them, so one cache line where the reader is aligned.
   uint32_t seed_ = 0;
   int fingerprint_bits_ = 0;
-  // The low C bits of 128 (lo, hi) for lines of r and r + 1 planes: a query
-  // masks its row with them, without a branch on C (which varies from line
-  // to line).
-  uint64_t row_mask_[2][2] = {{0, 0}, {0, 0}};
+  // The planes and columns of a line by its metadata byte m, at index
+  // (m >= 128 ? 4 : 0) + (m & 3): r planes for m < 128, else r + e
+  // (compact_layout.h), so a query finds them without a branch on the line.
+  uint8_t form_planes_[8] = {};
+  uint8_t form_columns_[8] = {};
+  bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes
   Layer layers_[kMaxLayers];
   int num_layers_ = 0;
-  int columns_[2] = {0, 0};  // of a line with r and r + 1 planes
   bool use_avx512_ = false;  // the CPU has the compact AVX-512 form
+  // Each form's low C bits of 128 (lo, hi): a query masks its row with
+  // them, without a branch on C.
+  uint64_t form_mask_[8][2] = {};
 };
 
 }  // namespace linebloom

@@ -10,9 +10,13 @@
 // C_R = floor(504 / R) columns and holds its keys if their random rows are
 // consistent: adding the i-th key (i = 0, 1, ...) to i independent rows
 // fails with probability q_i = 2^(i - C) (1 - 2^-R) (the row falls in their
-// span, and its fingerprint disagrees). With the filter's r:
-//   - a line of k keys gets R = r + 1 planes if k <= C_{r+1} - 1 and all k
-//     fit: probability P+(k) = prod_{i<k} (1 - q_i) at R = r + 1;
+// span, and its fingerprint disagrees). With the filter's r and up to e
+// extra planes (the shape's, at most E(r), compact_filter.h):
+//   - a line of k keys gets the most planes R = r + e', e' = e down to 1,
+//     with k <= C_R - 1 at which all k fit: all fit at R with probability
+//     P_R(k) = prod_{i<k} (1 - q_i) at R, each R tried if those above
+//     failed, so R is chosen with probability P_R(k) prod_{R' > R} (1 -
+//     P_R'(k)), and P+(k) is the sum of these;
 //   - otherwise R = r, and its keys are added by order until the first,
 //     the (j+1)-th, does not fit (probability prod_{i<j}(1 - q_i) q_j at
 //     R = r); the keys from that one's order up are bumped, and so is the
@@ -21,7 +25,7 @@
 // A negative query reads one line of the first layer; it matches with
 // probability 2^-R there, or, in the bumped share B, goes on to the next
 // layer, which behaves alike. So the false-positive rate is
-//     F = A / (1 - B),   A = E[P+ 2^-(r+1) + (1 - P+)(1 - b) 2^-r],
+//     F = A / (1 - B),   A = E[sum_R P(R) 2^-R + (1 - P+)(1 - b) 2^-r],
 // averaged over k ~ Binomial(n, 1/L), b the bumped share of the line.
 // B is also the share of negative queries that read a second line.
 
@@ -38,11 +42,17 @@ namespace linebloom {
 inline constexpr double kMinCompactBitsPerKey = 5.5;
 inline constexpr double kMaxCompactBitsPerKey = 30.0;
 
-// The shape of a compact filter: its fingerprint bits r and the keys per
-// line of its first layer.
+// The most planes a line may have above r: up to four from format version
+// 5 on (within what r allows, compact_filter.h), one in versions 3 and 4.
+inline constexpr int kCompactExtraPlanes = 4;
+inline constexpr int kCompactExtraPlanesVersion3 = 1;
+
+// The shape of a compact filter: its fingerprint bits r, the keys per line
+// of its first layer, and the most planes a line gets above r.
 struct CompactShape {
   int fingerprint_bits = 0;
   double keys_per_line = 0;
+  int extra_planes = kCompactExtraPlanes;
 };
 
 // What the model expects of a shape for a key count.
@@ -57,8 +67,10 @@ struct CompactEstimate {
 // The shape a compact filter of `num_keys` keys at `bits_per_key` is built
 // with: the r of lowest modeled false-positive rate among those whose lines
 // bump at most 4.5 % of the keys, and the first layer's keys per line that
-// spends `bits_per_key` in all layers together.
-CompactShape CompactShapeFor(double bits_per_key, size_t num_keys);
+// spends `bits_per_key` in all layers together. Lines get up to
+// `extra_planes` planes above r (kCompactExtraPlanesVersion3: filters that
+// readers from before format version 5 read; clamped to 1..4).
+CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes);
 
 // Lines of the first layer: ceil(num_keys / keys_per_line), at least 1.
 size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line);

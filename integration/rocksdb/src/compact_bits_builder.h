@@ -69,6 +69,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
   // The bits per key of the filter being built, clamped as above.
   void SetBitsPerKey(double bits_per_key);
+  // CompactFilterBuilder::SetExtraPlanes.
+  void SetExtraPlanes(int extra_planes) { builder_.SetExtraPlanes(extra_planes); }
   double bits_per_key() const { return bits_per_key_; }
 
   // The filter, in a buffer of its exact size, after the lead bytes that

@@ -101,6 +101,9 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"compact_bottommost",
        {offsetof(LinebloomPolicyOptions, compact_bottommost), OptionType::kBoolean, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"compact_extra_planes",
+       {offsetof(LinebloomPolicyOptions, compact_extra_planes), OptionType::kInt, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -228,6 +231,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
         *filter_options, post_verify,
         [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); },
         ReadMemory{options_.align_blocks, context.table_options.block_cache});
+    builder->SetExtraPlanes(options_.compact_extra_planes);
     if (!options_.level_aware) return builder.release();
     return ObserveFilters(level_planner(), context, std::move(builder)).release();
   }

@@ -47,8 +47,9 @@
 //                    this level or deeper get the compact filter, the
 //                    others Bloom; levels as RocksDB's Ribbon policy counts
 //                    them for bloom_before_level (NewFileFilterKind)
-//   compact_bottommost bool, default false: the compact filter also for a
-//                    file going into the bottommost run (is_bottommost)
+//   compact_bottommost bool, default false: compact also for is_bottommost
+//   compact_extra_planes int in [1, 4], default 4: 1 writes the compact
+//                    format versions 3 and 4, which older releases read
 // (Compact bits per key: CompactBitsPerKey, or the level's with level_aware.
 // Any policy reads both kinds; docs/ROCKSDB.md.)
 //
@@ -56,8 +57,7 @@
 // version, another policy's bytes) gets a reader that answers "may match"
 // for every key -- never a false negative -- and the reason is reported once
 // per kind of problem: to the info log set with SetInfoLog, or else to
-// stderr. GetFilterBitsReader is handed only the bytes, not the DB's logger,
-// which is why the logger has to be given to the policy.
+// stderr (GetFilterBitsReader is handed the bytes, not the DB's logger).
 
 #pragma once
 
@@ -120,6 +120,11 @@ struct LinebloomPolicyOptions {
   static constexpr int kNeverCompact = INT_MAX;
   int compact_from_level = kNeverCompact;
   bool compact_bottommost = false;
+  // The most planes a compact filter's line gets above its fingerprint
+  // bits (CompactFilterBuilder::SetExtraPlanes): 4 writes format versions 5
+  // and 6; 1 versions 3 and 4, which older releases read too, at a higher
+  // false-positive rate between the compact filter's efficient settings.
+  int compact_extra_planes = kCompactExtraPlanes;
 };
 
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
