@@ -30,7 +30,7 @@ inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int plane
   return answer;
 }
 
-// From this r on, every line's planes (r or r + 1 of them) have at most 57
+// From this r on, every line's planes (r to r + E(r) of them) have at most 57
 // columns: with up to 7 bits of offset in its first byte, a plane then fits
 // one 8-byte word.
 inline constexpr int kNarrowFromFingerprintBits = 9;
