@@ -280,16 +280,16 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_pla
   return shape;
 }
 
-double CompactFpr(double bits_per_key, size_t num_keys) {
-  return EstimateCompact(CompactShapeFor(bits_per_key, num_keys), num_keys).false_positive_rate;
+double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes) {
+  return EstimateCompact(CompactShapeFor(bits_per_key, num_keys, extra_planes), num_keys).false_positive_rate;
 }
 
-double CompactBitsPerKeyFor(double target_fpr, size_t num_keys) {
+double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes) {
   double lo = kMinCompactBitsPerKey, hi = kMaxCompactBitsPerKey;
-  if (CompactFpr(lo, num_keys) <= target_fpr) return lo;
+  if (CompactFpr(lo, num_keys, extra_planes) <= target_fpr) return lo;
   while (hi - lo > 0.01) {
     double mid = (lo + hi) / 2;
-    (CompactFpr(mid, num_keys) <= target_fpr ? hi : lo) = mid;
+    (CompactFpr(mid, num_keys, extra_planes) <= target_fpr ? hi : lo) = mid;
   }
   return hi;
 }

@@ -143,27 +143,40 @@ TEST(RocksdbCompactKind, KindByLevelAsRibbonCountsLevels) {
 
 // Without level_aware a compact file gets the bits whose modeled rate
 // matches the Bloom filter's at bits_per_key: fewer bits, no worse rate.
+// With the model of the lines the policy writes: up to four extra planes,
+// or one with compact_extra_planes=1 (which needs more bits for a rate).
 TEST(RocksdbCompactKind, CompactBitsMatchTheBloomRate) {
   for (double bits : {7.0, 10.0, 16.0}) {
-    auto policy = NewLinebloomFilterPolicy(bits, 0);
-    const double compact = policy->CompactBitsPerKey();
-    const double bloom_rate = BlockedFpr(bits, OptimalBlockedProbes(bits));
-    EXPECT_LT(compact, bits);
-    EXPECT_LE(CompactFpr(compact, 1 << 16), bloom_rate) << bits;
-    // The least such bits (to 0.01), unless the compact minimum already
-    // does better.
-    if (compact > kMinCompactBitsPerKey) {
-      EXPECT_GT(CompactFpr(compact - 0.02, 1 << 16), bloom_rate) << bits;
+    for (int extra : {kCompactExtraPlanes, kCompactExtraPlanesVersion3}) {
+      LinebloomPolicyOptions options;
+      options.bits_per_key = bits;
+      options.compact_from_level = 0;
+      options.compact_extra_planes = extra;
+      auto policy = NewLinebloomFilterPolicy(options);
+      const double compact = policy->CompactBitsPerKey();
+      const double bloom_rate = BlockedFpr(bits, OptimalBlockedProbes(bits));
+      EXPECT_LT(compact, bits);
+      EXPECT_LE(CompactFpr(compact, 1 << 16, extra), bloom_rate) << bits;
+      // The least such bits (to 0.01), unless the compact minimum already
+      // does better.
+      if (compact > kMinCompactBitsPerKey) {
+        EXPECT_GT(CompactFpr(compact - 0.02, 1 << 16, extra), bloom_rate) << bits;
+      }
+      ::rocksdb::BlockBasedTableOptions table;
+      ::rocksdb::FilterBuildingContext context(table);
+      context.level_at_creation = 3;
+      context.reason = TableFileCreationReason::kCompaction;
+      EXPECT_EQ(policy->PlanNewFileFilter(context)->bits_per_key, compact);
+      context.reason = TableFileCreationReason::kFlush;
+      context.level_at_creation = 0;
+      EXPECT_EQ(policy->PlanNewFileFilter(context)->bits_per_key, bits);
     }
-    ::rocksdb::BlockBasedTableOptions table;
-    ::rocksdb::FilterBuildingContext context(table);
-    context.level_at_creation = 3;
-    context.reason = TableFileCreationReason::kCompaction;
-    EXPECT_EQ(policy->PlanNewFileFilter(context)->bits_per_key, compact);
-    context.reason = TableFileCreationReason::kFlush;
-    context.level_at_creation = 0;
-    EXPECT_EQ(policy->PlanNewFileFilter(context)->bits_per_key, bits);
   }
+  // At 10 bits: 7.58 compact bits with up to four extra planes, 7.68 with one.
+  LinebloomPolicyOptions one;
+  one.bits_per_key = 10;
+  one.compact_extra_planes = kCompactExtraPlanesVersion3;
+  EXPECT_LT(NewLinebloomFilterPolicy(10, 0)->CompactBitsPerKey(), NewLinebloomFilterPolicy(one)->CompactBitsPerKey());
 }
 
 // A filter built by the policy for a compact file: its bytes are the

@@ -79,12 +79,13 @@ size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line);
 CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys);
 
 // The modeled false-positive rate of a compact filter of `num_keys` keys
-// at `bits_per_key`.
-double CompactFpr(double bits_per_key, size_t num_keys);
+// at `bits_per_key`, its lines of up to `extra_planes` extra planes (as
+// CompactShapeFor).
+double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes);
 
 // The smallest bits per key (to 0.01) whose modeled rate at `num_keys` keys
 // is at most `target_fpr`, within [kMinCompactBitsPerKey,
 // kMaxCompactBitsPerKey].
-double CompactBitsPerKeyFor(double target_fpr, size_t num_keys);
+double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes = kCompactExtraPlanes);
 
 }  // namespace linebloom

@@ -275,7 +275,9 @@ double LinebloomFilterPolicy::CompactBitsPerKey() const {
     // The compact model's rate no longer depends on the key count beyond
     // 2^16 keys (compact_math.cc), nor the Bloom filter's beyond a few
     // blocks: one setting serves every file.
-    lazy.bits_per_key = CompactBitsPerKeyFor(BlockedFpr(c, bloom.EffectiveProbes()), size_t{1} << 16);
+    // The model of the lines this policy writes (compact_extra_planes).
+    lazy.bits_per_key =
+        CompactBitsPerKeyFor(BlockedFpr(c, bloom.EffectiveProbes()), size_t{1} << 16, options_.compact_extra_planes);
   });
   return lazy.bits_per_key;
 }
