@@ -234,19 +234,14 @@ TEST(RocksdbCompactKind, ExtraPlanesChooseTheFormatVersion) {
     ::rocksdb::ConfigOptions config;
     EXPECT_EQ(Linebloom(FromString(policy->ToString(config))).options().compact_extra_planes, want);
 
-    ::rocksdb::BlockBasedTableOptions table;
-    ::rocksdb::FilterBuildingContext context(table);
-    context.reason = TableFileCreationReason::kFlush;
-    context.level_at_creation = 0;
-    std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy->GetBuilderWithContext(context));
-    ASSERT_NE(builder, nullptr);
-    for (const auto& k : keys) builder->AddKey(k);
-    std::unique_ptr<const char[]> buf;
-    const ::rocksdb::Slice bytes = builder->Finish(&buf);
-    ASSERT_EQ(DetectFilterKind({bytes.data(), bytes.size()}), FilterKind::kCompact);
+    // compact_from_level=-1: every file, the default context's too.
+    const std::vector<std::string_view> views(keys.begin(), keys.end());
+    const PolicyFilter built = BuildPolicyFilter(*policy, views);
+    const std::string_view bytes = built.bytes();
+    ASSERT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
     // 14 Bloom bits per key are about 10 compact bits: r = 8, E(8) = 4.
-    EXPECT_EQ(bytes.data()[bytes.size() - 9], want > 1 ? 5 : 3) << text;
-    const PolicyFilter filter = PolicyFilter::FromBytes(*NewLinebloomFilterPolicy(10), {bytes.data(), bytes.size()});
+    EXPECT_EQ(bytes[bytes.size() - 9], want > 1 ? 5 : 3) << text;
+    const PolicyFilter filter = PolicyFilter::FromBytes(*NewLinebloomFilterPolicy(10), bytes);
     for (const auto& k : keys) ASSERT_TRUE(filter.MayMatch(k)) << k;
   }
 }
