@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -81,15 +82,18 @@ int BucketShift(size_t keys, uint32_t lines) {
 
 class LayerBuilder {
  public:
-  LayerBuilder(CompactHashes& hashes, size_t count, int layer, uint32_t lines, int r, int extra_planes,
+  // `sections` splits layer 0 (compact_layout.h); any other layer has
+  // none. Lines get up to `extra_planes` planes above their r, as r allows.
+  LayerBuilder(CompactHashes& hashes, size_t count, int layer, const Sections& sections, int r, int extra_planes,
                Scratch* scratch)
       : hashes_(hashes),
         count_(count),
         layer_(layer),
-        lines_(lines),
+        lines_(sections.low_lines + sections.high_lines),
+        sections_(sections),
         r_(r),
         extra_planes_(extra_planes),
-        shift_(BucketShift(count, lines)),
+        shift_(BucketShift(count, lines_)),
         s_(*scratch) {}
 
   // Solves the lines into out[0, 64 lines). Returns how many keys were
@@ -123,7 +127,10 @@ class LayerBuilder {
   }
 
  private:
-  Slot SlotOfKey(uint64_t h) const { return SlotOf(LayerHash(h, layer_), lines_); }
+  Slot SlotOfKey(uint64_t h) const {
+    if (layer_ == 0) return FirstLayerSlotOf(h, sections_);
+    return SlotOf(LayerHash(h, layer_), lines_);
+  }
 
   // Counting sort of hashes[from, to), of lines [first, first + lines), by
   // line into s_.keys and s_.orders; s_.line_start[l] is then where line
@@ -199,19 +206,21 @@ class LayerBuilder {
       const size_t begin = s_.line_start[l];
       const size_t k = s_.line_start[l + 1] - begin;
       unsigned char* line = out + size_t{kLineBytes} * (first + l);
+      const int r = first + l < sections_.low_lines ? r_ - 1 : r_;
+      const int extra_planes = std::min(extra_planes_, MaxExtraPlanes(r));
       const uint64_t* keys = s_.keys.data() + begin;
       const uint8_t* orders = s_.orders.data() + begin;
       // The order matters only where keys are bumped; a line that holds
       // every key writes the same bytes in any order. A line kSureFit below
       // its columns holds all but with probability about 2^-kSureFit.
-      const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r_));
+      const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r));
       LineOutcome outcome;
-      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r_, extra_planes_, line);
+      if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
       if (may_bump || outcome.stored < k) {
         SortLine(keys, orders, k);
         keys = s_.line_keys.data();
         orders = s_.line_orders.data();
-        outcome = s_.solver.Solve({keys, k}, orders, r_, extra_planes_, line);
+        outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
       }
       for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
       for (size_t i = outcome.stored; i < k; ++i) {
@@ -225,6 +234,7 @@ class LayerBuilder {
   size_t count_;
   int layer_;
   uint32_t lines_;
+  Sections sections_;
   int r_;
   int extra_planes_;
   int shift_;
@@ -241,11 +251,39 @@ size_t ReservedLineBytes(size_t num_keys, double keys_per_line) {
   return size_t{kLineBytes} * lines;
 }
 
+// The sections of layer 0 (compact_layout.h) for `hashes`: a mixed
+// shape's low share of the hash range (the threshold is share * 2^32), its
+// keys counted, and each section's lines for its keys.
+Sections FirstLayerSections(const CompactHashes& hashes, const CompactShape& shape) {
+  Sections s;
+  if (!(shape.low_share > 0) || shape.fingerprint_bits - 1 < kMinFingerprintBits) {
+    s.high_lines = static_cast<uint32_t>(CompactFirstLayerLines(hashes.size(), shape.keys_per_line));
+    return s;
+  }
+  const double threshold = std::ldexp(std::min(shape.low_share, 1.0), 32);
+  s.low_threshold = static_cast<uint32_t>(std::clamp(std::round(threshold), 1.0, 4294967295.0));
+  size_t low_keys = 0;
+  hashes.ForEachSpan([&](std::span<const uint64_t> span) {
+    for (uint64_t h : span) low_keys += InLowSection(h, s);
+  });
+  s.low_lines = static_cast<uint32_t>(CompactLowSectionLines(low_keys, shape.low_keys_per_line));
+  s.high_lines = static_cast<uint32_t>(CompactFirstLayerLines(hashes.size() - low_keys, shape.keys_per_line));
+  return s;
+}
+
 // The checksum covers the filter from `begin` on, its lead bytes included.
-void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const CompactShape& shape, uint32_t seed,
-                          size_t begin, size_t lead_bytes, FilterSink* out) {
+// A mixed filter's sections come before the layer table.
+void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Sections& sections,
+                          const CompactShape& shape, uint32_t seed, size_t begin, size_t lead_bytes,
+                          FilterSink* out) {
+  const bool mixed = sections.low_threshold != 0;
   size_t at = out->size();
-  char* data = out->Resize(at + 4 * layer_lines.size() + kFilterTrailerBytes);
+  char* data = out->Resize(at + (mixed ? 8 : 0) + 4 * layer_lines.size() + kFilterTrailerBytes);
+  if (mixed) {
+    EncodeFixed32(data + at, sections.low_lines);
+    EncodeFixed32(data + at + 4, sections.low_threshold);
+    at += 8;
+  }
   for (uint32_t lines : layer_lines) {
     EncodeFixed32(data + at, lines);
     at += 4;
@@ -257,7 +295,9 @@ void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Compac
   t.lead_bytes = static_cast<uint8_t>(layer_lines.size());  // byte 6: M
   // Lines of at most one extra plane are those of versions 3 and 4, which
   // older readers read; so is a filter of no lines.
-  if (shape.extra_planes > 1 && !layer_lines.empty()) {
+  if (mixed) {
+    t.version = lead_bytes > 0 ? kFormatVersionCompactMixedWithLead : kFormatVersionCompactMixed;
+  } else if (shape.extra_planes > 1 && !layer_lines.empty()) {
     t.version = lead_bytes > 0 ? kFormatVersionCompactPlanesWithLead : kFormatVersionCompactPlanes;
   } else {
     t.version = lead_bytes > 0 ? kFormatVersionCompactWithLead : kFormatVersionCompact;
@@ -271,9 +311,10 @@ bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32
                         size_t lead_bytes, FilterSink* out) {
   const size_t begin = out->size();
   if (!hashes.empty()) {
-    out->Reserve(begin + lead_bytes + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 4 * kMaxLayers +
+    out->Reserve(begin + lead_bytes + ReservedLineBytes(hashes.size(), shape.keys_per_line) + 8 + 4 * kMaxLayers +
                  kFilterTrailerBytes);
   }
+  const Sections sections = FirstLayerSections(hashes, shape);
   // A sink's new bytes need not be zero (a new[] buffer).
   std::memset(out->Resize(begin + lead_bytes) + begin, 0, lead_bytes);
   Scratch scratch;
@@ -283,15 +324,20 @@ bool BuildCompactFilter(CompactHashes& hashes, const CompactShape& shape, uint32
       out->Resize(begin);
       return false;
     }
-    const uint32_t lines = static_cast<uint32_t>(CompactFirstLayerLines(keys, shape.keys_per_line));
+    // Later layers are of r planes at the (second section's) load.
+    Sections layer_sections = sections;
+    if (!layer_lines.empty()) {
+      layer_sections = {0, 0, static_cast<uint32_t>(CompactFirstLayerLines(keys, shape.keys_per_line))};
+    }
+    const uint32_t lines = layer_sections.low_lines + layer_sections.high_lines;
     const size_t at = out->size();
     char* data = out->Resize(at + size_t{kLineBytes} * lines);
-    keys = LayerBuilder(hashes, keys, static_cast<int>(layer_lines.size()), lines, shape.fingerprint_bits,
-                        std::clamp(shape.extra_planes, 0, MaxExtraPlanes(shape.fingerprint_bits)), &scratch)
+    keys = LayerBuilder(hashes, keys, static_cast<int>(layer_lines.size()), layer_sections, shape.fingerprint_bits,
+                        std::max(shape.extra_planes, 0), &scratch)
                .Build(reinterpret_cast<unsigned char*>(data + at));
     layer_lines.push_back(lines);
   }
-  WriteTableAndTrailer(layer_lines, shape, seed, begin, lead_bytes, out);
+  WriteTableAndTrailer(layer_lines, sections, shape, seed, begin, lead_bytes, out);
   return true;
 }
 

@@ -27,7 +27,9 @@ FilterKind DetectFilterKind(std::string_view bytes) {
     case internal::kFormatVersionCompact:
     case internal::kFormatVersionCompactWithLead:
     case internal::kFormatVersionCompactPlanes:
-    case internal::kFormatVersionCompactPlanesWithLead: return FilterKind::kCompact;
+    case internal::kFormatVersionCompactPlanesWithLead:
+    case internal::kFormatVersionCompactMixed:
+    case internal::kFormatVersionCompactMixedWithLead: return FilterKind::kCompact;
     default: return FilterKind::kUnknown;
   }
 }
@@ -54,12 +56,14 @@ void CompactFilterBuilder::SetLeadBytes(size_t lead_bytes) {
 
 size_t CompactFilterBuilder::EstimatedSize() const {
   if (hashes_.empty()) return kFilterTrailerBytes;
-  CompactShape shape = CompactShapeFor(options_.bits_per_key, hashes_.size(), extra_planes_);
-  CompactEstimate e = EstimateCompact(shape, hashes_.size());
-  size_t first = CompactFirstLayerLines(hashes_.size(), shape.keys_per_line);
-  size_t rest =
-      CompactFirstLayerLines(static_cast<size_t>(e.bumped_key_share * hashes_.size()) + 1, shape.keys_per_line);
-  return lead_bytes_ + 64 * (first + rest) + 8 + kFilterTrailerBytes;
+  const size_t n = hashes_.size();
+  CompactShape shape = CompactShapeFor(options_.bits_per_key, n, extra_planes_, mixed_);
+  CompactEstimate e = EstimateCompact(shape, n);
+  const auto low_keys = static_cast<size_t>(shape.low_share * static_cast<double>(n));
+  size_t first = CompactFirstLayerLines(n - low_keys, shape.keys_per_line);
+  if (shape.low_share > 0) first += CompactLowSectionLines(low_keys, shape.low_keys_per_line);
+  size_t rest = CompactFirstLayerLines(static_cast<size_t>(e.bumped_key_share * n) + 1, shape.keys_per_line);
+  return lead_bytes_ + 64 * (first + rest) + 16 + kFilterTrailerBytes;
 }
 
 namespace {
@@ -105,10 +109,10 @@ class BufferSink final : public internal::compact::FilterSink {
 // The compact filter of `hashes`, or the Bloom filter of the same bits per
 // key if the layers run out; `*fallback_reason` says which. Either gets
 // `lead_bytes`, unless there are no keys.
-void BuildInto(CompactHashes& hashes, const FilterOptions& options, int extra_planes, int max_layers, size_t lead_bytes,
-               internal::compact::FilterSink* out, std::string* fallback_reason) {
+void BuildInto(CompactHashes& hashes, const FilterOptions& options, int extra_planes, bool mixed, int max_layers,
+               size_t lead_bytes, internal::compact::FilterSink* out, std::string* fallback_reason) {
   fallback_reason->clear();
-  const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size(), extra_planes);
+  const CompactShape shape = CompactShapeFor(options.bits_per_key, hashes.size(), extra_planes, mixed);
   if (hashes.empty()) {
     max_layers = internal::compact::kMaxLayers;
     lead_bytes = 0;
@@ -137,14 +141,14 @@ void CompactFilterBuilder::ResetHashes() {
 std::string CompactFilterBuilder::Finish() {
   std::string out;
   StringSink sink(&out);
-  BuildInto(hashes_, options_, extra_planes_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, extra_planes_, mixed_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   return out;
 }
 
 std::unique_ptr<char[]> CompactFilterBuilder::FinishBuffer(size_t* size) {
   BufferSink sink;
-  BuildInto(hashes_, options_, extra_planes_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
+  BuildInto(hashes_, options_, extra_planes_, mixed_, max_layers_, lead_bytes_, &sink, &fallback_reason_);
   ResetHashes();
   *size = sink.size();
   return sink.Release();
@@ -157,11 +161,15 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
   const internal::Trailer t = internal::DecodeTrailer(bytes);
+  const bool mixed =
+      t.version == internal::kFormatVersionCompactMixed || t.version == internal::kFormatVersionCompactMixedWithLead;
   const bool has_lead = t.version == internal::kFormatVersionCompactWithLead ||
-                        t.version == internal::kFormatVersionCompactPlanesWithLead;
-  const bool many_planes =
-      t.version == internal::kFormatVersionCompactPlanes || t.version == internal::kFormatVersionCompactPlanesWithLead;
-  if (t.version != internal::kFormatVersionCompact && t.version != internal::kFormatVersionCompactPlanes && !has_lead) {
+                        t.version == internal::kFormatVersionCompactPlanesWithLead ||
+                        t.version == internal::kFormatVersionCompactMixedWithLead;
+  const bool many_planes = mixed || t.version == internal::kFormatVersionCompactPlanes ||
+                           t.version == internal::kFormatVersionCompactPlanesWithLead;
+  if (t.version != internal::kFormatVersionCompact && t.version != internal::kFormatVersionCompactPlanes &&
+      t.version != internal::kFormatVersionCompactMixed && !has_lead) {
     return fail(ParseError::kUnsupportedVersion);
   }
   if (t.hash_scheme != internal::kHashSchemeCompact) return fail(ParseError::kBadHashScheme);
@@ -170,14 +178,27 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   }
   const size_t layers = t.lead_bytes;
   if (layers > static_cast<size_t>(c::kMaxLayers)) return fail(ParseError::kBadLayers);
-  const size_t table = 4 * layers;
+  // A mixed filter's sections (8 bytes) come before its layer table.
+  const size_t table = 4 * layers + (mixed ? 8 : 0);
   if (bytes.size() < kFilterTrailerBytes + table) return fail(ParseError::kBadSize);
-  const char* table_start = bytes.data() + bytes.size() - kFilterTrailerBytes - table;
+  const char* table_start = bytes.data() + bytes.size() - kFilterTrailerBytes - 4 * layers;
   uint64_t total_lines = 0;
   for (size_t i = 0; i < layers; ++i) {
     uint32_t lines = DecodeFixed32(table_start + 4 * i);
     if (lines == 0) return fail(ParseError::kBadLayers);
     total_lines += lines;
+  }
+  c::Sections sections;
+  if (layers > 0) sections.high_lines = DecodeFixed32(table_start);
+  if (mixed) {
+    sections.low_lines = DecodeFixed32(table_start - 8);
+    sections.low_threshold = DecodeFixed32(table_start - 4);
+    // Layer 0 has lines of both sections, and r - 1 planes are a valid r.
+    if (layers == 0 || t.num_probes - 1 < c::kMinFingerprintBits || sections.low_threshold == 0 ||
+        sections.low_lines == 0 || sections.low_lines >= sections.high_lines) {
+      return fail(ParseError::kBadLayers);
+    }
+    sections.high_lines -= sections.low_lines;
   }
   // The lines end where the table starts; what is before them is the lead
   // (at most 8 (2^32 - 1) lines: 64 times that fits in 64 bits).
@@ -197,14 +218,23 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   }
   reader->num_layers_ = static_cast<int>(layers);
   reader->fingerprint_bits_ = t.num_probes;
+  reader->low_threshold_ = sections.low_threshold;
+  reader->low_lines_ = sections.low_lines;
+  reader->high_lines_ = sections.high_lines;
+  reader->high_data_ = layers > 0 ? reader->layers_[0].data + size_t{64} * sections.low_lines : nullptr;
+  const int low_r = mixed ? t.num_probes - 1 : t.num_probes;
+  reader->narrow_planes_ = low_r >= c::kNarrowFromFingerprintBits;
+  reader->wide_rows_ = c::ColumnsFor(low_r) > 64;
   // Form 4 + (m & 3) of a line with m >= 128: e = min(4 - (m & 3), E(r))
   // planes above r from version 5 on, one before; forms 0..3, m < 128: none.
-  reader->one_extra_plane_ = !many_planes || c::MaxExtraPlanes(t.num_probes) == 1;
-  for (int form = 0; form < 8; ++form) {
+  // Forms 8..15 are those of the low section's lines, of r - 1.
+  reader->one_extra_plane_ = !mixed && (!many_planes || c::MaxExtraPlanes(t.num_probes) == 1);
+  for (int form = 0; form < 16; ++form) {
+    const int r = form < 8 ? t.num_probes : low_r;
     const int code = 4 - form % 4;
-    const int extra = form < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(t.num_probes)) : 1;
-    reader->form_planes_[form] = static_cast<uint8_t>(t.num_probes + extra);
-    reader->form_columns_[form] = static_cast<uint8_t>(c::ColumnsFor(t.num_probes + extra));
+    const int extra = form % 8 < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(r)) : 1;
+    reader->form_planes_[form] = static_cast<uint8_t>(r + extra);
+    reader->form_columns_[form] = static_cast<uint8_t>(c::ColumnsFor(r + extra));
     const c::Bits128 mask = c::LowMask(reader->form_columns_[form]);
     reader->form_mask_[form][0] = mask.lo;
     reader->form_mask_[form][1] = mask.hi;

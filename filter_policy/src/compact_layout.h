@@ -155,6 +155,26 @@ inline Slot SlotOf(uint64_t layer_hash, uint32_t num_lines) {
   return {static_cast<uint32_t>(m >> 64), static_cast<uint32_t>(((fraction >> 32) * kOrders) >> 32)};
 }
 
+// The first layer of a mixed filter (format version 7) is two sections:
+// its first `low_lines` lines have r - 1 planes (and up to E(r - 1) extra),
+// the rest r; a key whose hash's low 32 bits are below `low_threshold`
+// goes to the first section, at its fastrange line there, any other to the
+// second. A filter that is not mixed is all second section: threshold 0,
+// low_lines 0. The section bit is independent of the line and the order
+// within a section, which fastrange takes from the hash's high bits.
+struct Sections {
+  uint32_t low_threshold = 0;
+  uint32_t low_lines = 0;
+  uint32_t high_lines = 0;
+};
+inline bool InLowSection(uint64_t h, const Sections& s) { return static_cast<uint32_t>(h) < s.low_threshold; }
+inline Slot FirstLayerSlotOf(uint64_t h, const Sections& s) {
+  const bool low = InLowSection(h, s);
+  Slot slot = SlotOf(h, low ? s.low_lines : s.high_lines);
+  slot.line += low ? 0 : s.low_lines;
+  return slot;
+}
+
 // Plane b of a line with `columns` columns: bits [b C, b C + C) of bytes
 // 0..62, read as one 16-byte load at a byte offset of at most 48 (so the
 // load never leaves the line) and a shift of the rest.

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "compact_layout.h"
@@ -159,14 +160,28 @@ size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line) {
   return static_cast<size_t>(std::clamp(lines, 1.0, 4294967295.0));
 }
 
+size_t CompactLowSectionLines(size_t num_keys, double keys_per_line) {
+  double lines = std::round(static_cast<double>(num_keys) / keys_per_line);
+  return static_cast<size_t>(std::clamp(lines, 1.0, 4294967295.0));
+}
+
 namespace {
 
-// EstimateCompact with `model` at shape.fingerprint_bits, extended here as
-// far as the key count needs.
-CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t num_keys) {
-  CompactEstimate e;
-  if (num_keys == 0) return e;
-  size_t lines = CompactFirstLayerLines(num_keys, shape.keys_per_line);
+// The first layer's terms of a (section of a) filter: A, B and the share
+// of its keys bumped, averaged over the line loads.
+struct FirstLayer {
+  double matched = 0;
+  double bumped = 0;
+  double bumped_key_share = 0;
+};
+
+// The terms of `num_keys` keys at `keys_per_line` with `model`, extended
+// here as far as the key count needs.
+FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_keys, bool low_section = false) {
+  FirstLayer f;
+  if (num_keys == 0) return f;
+  size_t lines = low_section ? CompactLowSectionLines(num_keys, keys_per_line)
+                             : CompactFirstLayerLines(num_keys, keys_per_line);
   double p = 1.0 / static_cast<double>(lines);
   double mean = static_cast<double>(num_keys) * p;
   size_t lo = 0, hi = num_keys;
@@ -178,7 +193,7 @@ CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t
     lo = num_keys;
   }
   model.Extend(static_cast<int>(hi));
-  double matched = 0, bumped = 0, bumped_keys = 0;
+  double bumped_keys = 0;
   // The weights by the ratio of neighbours (LogBinomialPmf), in linear
   // space: one exp for the first, then a multiply per k (a log and an exp
   // per k would be most of a shape search's time). No underflow: the first
@@ -190,29 +205,63 @@ CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t
     if (k > lo) weight *= static_cast<double>(num_keys - k + 1) / static_cast<double>(k) * odds;
     if (weight < 1e-300) continue;
     const LineTerms& t = model.Terms(static_cast<int>(k));
-    matched += weight * t.matched;
-    bumped += weight * t.bumped;
+    f.matched += weight * t.matched;
+    f.bumped += weight * t.bumped;
     bumped_keys += weight * t.bumped_keys;
   }
-  e.false_positive_rate = matched / (1 - std::min(bumped, 0.5));
-  e.second_line_share = bumped;
-  e.bumped_key_share = bumped_keys / mean;
+  f.bumped_key_share = bumped_keys / mean;
+  return f;
+}
+
+// The rate of a filter whose first layer is `f` and whose next layers
+// behave alike: F = A / (1 - B).
+double LayeredRate(const FirstLayer& f) { return f.matched / (1 - std::min(f.bumped, 0.5)); }
+
+// EstimateCompact of a shape that is not mixed, with `model` at its r.
+CompactEstimate EstimateWith(LineModel& model, const CompactShape& shape, size_t num_keys) {
+  CompactEstimate e;
+  if (num_keys == 0) return e;
+  const FirstLayer f = FirstLayerWith(model, shape.keys_per_line, num_keys);
+  e.false_positive_rate = LayeredRate(f);
+  e.second_line_share = f.bumped;
+  e.bumped_key_share = f.bumped_key_share;
   return e;
+}
+
+// The keys of a mixed filter's low share.
+size_t LowKeys(double low_share, size_t num_keys) {
+  return static_cast<size_t>(std::llround(std::clamp(low_share, 0.0, 1.0) * static_cast<double>(num_keys)));
+}
+
+// A model at r for a shape's extra planes: the thread's kept one for the
+// shapes the search makes (at most about 100 keys per line), else `own`,
+// whose lines could ask the model to grow without bound.
+LineModel& ModelFor(int r, int extra_planes, double keys_per_line, std::unique_ptr<LineModel>& own) {
+  const int e = EffectiveExtraPlanes(r, extra_planes);
+  if (r >= 0 && r <= kMaxFingerprintBits && keys_per_line <= kMaxKeptKeysPerLine) return ModelOf(r, e);
+  own = std::make_unique<LineModel>(r, e);
+  return *own;
 }
 
 }  // namespace
 
 CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys) {
-  // The thread's kept model for the shapes the search makes (at most about
-  // 100 keys per line); a model of its own for any other shape, whose lines
-  // could ask the model to grow without bound.
   const int r = shape.fingerprint_bits;
-  const int e = EffectiveExtraPlanes(r, shape.extra_planes);
-  if (r >= 0 && r <= kMaxFingerprintBits && shape.keys_per_line <= kMaxKeptKeysPerLine) {
-    return EstimateWith(ModelOf(r, e), shape, num_keys);
-  }
-  LineModel model(r, e);
-  return EstimateWith(model, shape, num_keys);
+  std::unique_ptr<LineModel> own_high, own_low;
+  LineModel& high = ModelFor(r, shape.extra_planes, shape.keys_per_line, own_high);
+  if (!(shape.low_share > 0) || r - 1 < kMinFingerprintBits) return EstimateWith(high, shape, num_keys);
+  CompactEstimate e;
+  if (num_keys == 0) return e;
+  const size_t low_keys = LowKeys(shape.low_share, num_keys);
+  const double a = static_cast<double>(low_keys) / static_cast<double>(num_keys);
+  LineModel& low = ModelFor(r - 1, shape.extra_planes, shape.low_keys_per_line, own_low);
+  const FirstLayer f1 = FirstLayerWith(low, shape.low_keys_per_line, low_keys, true);
+  const FirstLayer f2 = FirstLayerWith(high, shape.keys_per_line, num_keys - low_keys);
+  const double later = LayeredRate(f2);
+  e.false_positive_rate = a * (f1.matched + f1.bumped * later) + (1 - a) * (f2.matched + f2.bumped * later);
+  e.second_line_share = a * f1.bumped + (1 - a) * f2.bumped;
+  e.bumped_key_share = a * f1.bumped_key_share + (1 - a) * f2.bumped_key_share;
+  return e;
 }
 
 namespace {
@@ -248,6 +297,75 @@ CompactShape SearchShape(double bits_per_key, size_t num_keys, int extra_planes)
   return best;
 }
 
+// The efficient setting of r: the most keys per line at which its lines
+// bump at most kMaxBumpedKeyShare, to 1/1024 of a key (bisection; the
+// bumped share rises with the load), and its first layer there. Kept per
+// thread for the last few (r, extra planes, keys).
+struct Vertex {
+  double keys_per_line = 0;
+  FirstLayer first;
+};
+Vertex VertexOf(int r, int extra_planes, size_t num_keys) {
+  struct Entry {
+    int r = -1;
+    int extra_planes = 0;
+    size_t keys = 0;
+    Vertex vertex;
+  };
+  thread_local std::array<Entry, 16> memo;
+  thread_local size_t next = 0;
+  for (const Entry& m : memo) {
+    if (m.r == r && m.extra_planes == extra_planes && m.keys == num_keys) return m.vertex;
+  }
+  LineModel& model = ModelOf(r, EffectiveExtraPlanes(r, extra_planes));
+  double lo = 0.5 * ColumnsFor(r), hi = ColumnsFor(r) + 8.0;
+  while (hi - lo > 1.0 / 1024) {
+    const double mid = (lo + hi) / 2;
+    (FirstLayerWith(model, mid, num_keys).bumped_key_share <= kMaxBumpedKeyShare ? lo : hi) = mid;
+  }
+  const Vertex v{lo, FirstLayerWith(model, lo, num_keys)};
+  memo[next++ % memo.size()] = {r, extra_planes, num_keys, v};
+  return v;
+}
+
+// The mix of the efficient settings of r - 1 and r that spends
+// `bits_per_key` (compact_math.h), if the bits lie between theirs: a share
+// a of the keys in the low lines, each costing 512 / lambda_1 bits there
+// and its bumped share s_1 of keys in the next layers at the high lines'
+// 512 / (lambda_2 (1 - s_2)) = X_2 each; the others X_2. Spending the
+// bits: a X_1 + (1 - a) X_2 = bits, X_1 = 512 / lambda_1 + s_1 X_2.
+bool MixFor(double bits_per_key, size_t num_keys, int r, int extra_planes, CompactShape* shape, double* fpr) {
+  const Vertex low = VertexOf(r - 1, extra_planes, num_keys);
+  const Vertex high = VertexOf(r, extra_planes, num_keys);
+  const double x2 = 512.0 / (high.keys_per_line * (1 - high.first.bumped_key_share));
+  const double x1 = 512.0 / low.keys_per_line + low.first.bumped_key_share * x2;
+  if (!(x1 < bits_per_key && bits_per_key < x2)) return false;
+  const double a = (x2 - bits_per_key) / (x2 - x1);
+  const double later = LayeredRate(high.first);
+  *fpr = a * (low.first.matched + low.first.bumped * later) + (1 - a) * (high.first.matched + high.first.bumped * later);
+  // The setting, not clipped to E(r): each share's lines clip it to their own.
+  *shape = {r, high.keys_per_line, extra_planes, a, low.keys_per_line};
+  return true;
+}
+
+// SearchShape, or the mix of lower rate.
+CompactShape SearchMixedShape(double bits_per_key, size_t num_keys, int extra_planes) {
+  CompactShape best = SearchShape(bits_per_key, num_keys, extra_planes);
+  double best_fpr = EstimateCompact(best, num_keys).false_positive_rate;
+  const double keys_per_512 = 512.0 / bits_per_key;
+  for (int r = kMaxFingerprintBits; r > kMinFingerprintBits; --r) {
+    // The mixes around the load: r - 1 holds more keys per line, r fewer.
+    if (ColumnsFor(r) > 1.2 * keys_per_512 + 4 || ColumnsFor(r - 1) < 0.8 * keys_per_512) continue;
+    CompactShape shape;
+    double fpr = 0;
+    if (MixFor(bits_per_key, num_keys, r, extra_planes, &shape, &fpr) && fpr < best_fpr) {
+      best = shape;
+      best_fpr = fpr;
+    }
+  }
+  return best;
+}
+
 double ClampBits(double bits_per_key) {
   if (!(bits_per_key >= kMinCompactBitsPerKey)) return std::isnan(bits_per_key) ? 10.0 : kMinCompactBitsPerKey;
   return std::min(bits_per_key, kMaxCompactBitsPerKey);
@@ -255,10 +373,11 @@ double ClampBits(double bits_per_key) {
 
 }  // namespace
 
-CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes) {
+CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes, bool mixed) {
   bits_per_key = ClampBits(bits_per_key);
   extra_planes = std::clamp(extra_planes, 1, kCompactExtraPlanes);
   num_keys = std::max<size_t>(num_keys, 1);
+  mixed = mixed && extra_planes > 1 && num_keys >= kMinMixedKeys;
   // Beyond 2^16 keys the line loads are Poisson to within the model's
   // precision: one shape serves every larger filter. A small per-thread
   // memo spares the search to a run of filters built alike (RocksDB's
@@ -268,28 +387,32 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_pla
     double bits = -1;
     size_t keys = 0;
     int extra_planes = 0;
+    bool mixed = false;
     CompactShape shape;
   };
   thread_local std::array<Entry, 8> memo;
   thread_local size_t next = 0;
   for (const Entry& e : memo) {
-    if (e.bits == bits_per_key && e.keys == model_keys && e.extra_planes == extra_planes) return e.shape;
+    if (e.bits == bits_per_key && e.keys == model_keys && e.extra_planes == extra_planes && e.mixed == mixed) {
+      return e.shape;
+    }
   }
-  CompactShape shape = SearchShape(bits_per_key, model_keys, extra_planes);
-  memo[next++ % memo.size()] = {bits_per_key, model_keys, extra_planes, shape};
+  CompactShape shape = mixed ? SearchMixedShape(bits_per_key, model_keys, extra_planes)
+                             : SearchShape(bits_per_key, model_keys, extra_planes);
+  memo[next++ % memo.size()] = {bits_per_key, model_keys, extra_planes, mixed, shape};
   return shape;
 }
 
-double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes) {
-  return EstimateCompact(CompactShapeFor(bits_per_key, num_keys, extra_planes), num_keys).false_positive_rate;
+double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes, bool mixed) {
+  return EstimateCompact(CompactShapeFor(bits_per_key, num_keys, extra_planes, mixed), num_keys).false_positive_rate;
 }
 
-double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes) {
+double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes, bool mixed) {
   double lo = kMinCompactBitsPerKey, hi = kMaxCompactBitsPerKey;
-  if (CompactFpr(lo, num_keys, extra_planes) <= target_fpr) return lo;
+  if (CompactFpr(lo, num_keys, extra_planes, mixed) <= target_fpr) return lo;
   while (hi - lo > 0.01) {
     double mid = (lo + hi) / 2;
-    (CompactFpr(mid, num_keys, extra_planes) <= target_fpr ? hi : lo) = mid;
+    (CompactFpr(mid, num_keys, extra_planes, mixed) <= target_fpr ? hi : lo) = mid;
   }
   return hi;
 }

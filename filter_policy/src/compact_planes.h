@@ -120,9 +120,8 @@ static_assert(ColumnsFor(7) > 64 && PlaneGroupsFor(7) == 1 && ColumnsFor(8) <= 6
 // CompactAvx512Supported().
 //   simple form: for (g = 0; 8 * g < planes; ++g) answer the group g, with
 //   the third word whenever C > 64.
-template <int kGroups>
+template <int kGroups, bool kWide = kGroups == 1>  // kWide: rows of more than 64 bits
 LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512Groups(const unsigned char* line, Bits128 row, int planes) {
-  constexpr bool kWide = kGroups == 1;  // rows of more than 64 bits
   const PlaneLayout& layout = kPlaneLayouts[planes];
   const __m512i bytes = _mm512_loadu_si512(line);
   const __m512i row_lo = _mm512_set1_epi64(static_cast<long long>(row.lo));
@@ -148,12 +147,18 @@ LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512Groups(const unsigned char*
 }
 
 // AnswerAvx512Groups with the filter's group count; the branches depend on
-// r alone, so a reader's queries all take the same one.
-LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned char* line, Bits128 row, int r,
+// the filter alone, so a reader's queries all take the same one. `wide`:
+// some line of the filter has rows of more than 64 columns, as a mixed
+// filter of r = 8 has (its low lines have r - 1 = 7; every other filter's
+// rows are wide exactly where it takes one group).
+LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned char* line, Bits128 row, int r, bool wide,
                                                                int planes) {
   static_assert(PlaneGroupsFor(kMaxFingerprintBits) == 4);
+  static_assert(PlaneGroupsFor(15) == 2, "three groups or more: r >= 16, narrow rows in both sections");
   if (PlaneGroupsFor(r) == 1) return AnswerAvx512Groups<1>(line, row, planes);
-  if (PlaneGroupsFor(r) == 2) return AnswerAvx512Groups<2>(line, row, planes);
+  if (PlaneGroupsFor(r) == 2) {
+    return wide ? AnswerAvx512Groups<2, true>(line, row, planes) : AnswerAvx512Groups<2, false>(line, row, planes);
+  }
   if (PlaneGroupsFor(r) == 3) return AnswerAvx512Groups<3>(line, row, planes);
   return AnswerAvx512Groups<4>(line, row, planes);
 }

@@ -27,14 +27,20 @@
 namespace linebloom {
 
 struct CompactQuery {
-  // A key's line in the first layer, and its order there.
+  // A key's line in the first layer, its order there, and the first of
+  // its section's forms (8 for a mixed filter's low section, else 0).
   struct Located {
     const unsigned char* line;
     uint32_t order;
+    unsigned forms;
   };
+  // The section by a comparison and selects, not a branch: a mixed
+  // filter's keys go to either at random.
   static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
-    const internal::compact::Slot slot = internal::compact::SlotOf(hash, r.layers_[0].lines);
-    return {r.layers_[0].data + size_t{64} * slot.line, slot.order};
+    const bool low = static_cast<uint32_t>(hash) < r.low_threshold_;
+    const internal::compact::Slot slot = internal::compact::SlotOf(hash, low ? r.low_lines_ : r.high_lines_);
+    const unsigned char* data = low ? r.layers_[0].data : r.high_data_;
+    return {data + size_t{64} * slot.line, slot.order, low ? 8u : 0u};
   }
   // Whether the line answers the key (the key's order is below its
   // threshold; a line of extra planes, metadata byte >= 128, answers every
@@ -48,21 +54,22 @@ struct CompactQuery {
     namespace c = internal::compact;
     for (int layer = 1; layer < r.num_layers_; ++layer) {
       const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
-      const Located at{r.layers_[layer].data + size_t{64} * slot.line, slot.order};
+      const Located at{r.layers_[layer].data + size_t{64} * slot.line, slot.order, 0};
       if (Holds(at)) return at.line;
     }
     return nullptr;
   }
 
-  // What both forms answer with: the line's plane count (r, or r + e as its
-  // metadata byte says), its columns, and the key's row masked to them.
+  // What both forms answer with: the line's plane count (its section's r,
+  // or r + e as its metadata byte says), its columns, and the key's row
+  // masked to them. `forms`: Located::forms.
   struct LineQuery {
     int planes;
     int columns;
     internal::compact::Bits128 row;
   };
   __attribute__((always_inline)) static LineQuery LineQueryOf(const CompactFilterReader& r, const unsigned char* line,
-                                                              const internal::compact::KeyCode& code) {
+                                                              unsigned forms, const internal::compact::KeyCode& code) {
     namespace c = internal::compact;
     const unsigned meta = line[c::kMetaByte];
     // A filter whose lines have one extra plane at most (versions 3 and 4,
@@ -73,7 +80,7 @@ struct CompactQuery {
       return {r.fingerprint_bits_ + static_cast<int>(extra), r.form_columns_[4 * extra],
               c::RowOf(code, c::Bits128{r.form_mask_[4 * extra][0], r.form_mask_[4 * extra][1]})};
     }
-    const unsigned form = ((meta >> 5) & 4) | (meta & 3);
+    const unsigned form = forms | ((meta >> 5) & 4) | (meta & 3);
     return {r.form_planes_[form], r.form_columns_[form],
             c::RowOf(code, c::Bits128{r.form_mask_[form][0], r.form_mask_[form][1]})};
   }
@@ -85,7 +92,7 @@ struct CompactQuery {
     const Located at = LocateFirst(r, hash);
     const internal::compact::KeyCode code = internal::compact::CodeOf(hash);
     if (__builtin_expect(!Holds(at), 0)) return Form::Bumped(r, hash);
-    return Form::Match(r, at.line, code);
+    return Form::Match(r, at.line, at.forms, code);
   }
   // An empty filter (no layer) holds nothing.
   template <class Form>
@@ -126,7 +133,7 @@ struct CompactQuery {
     Codes codes;
     Form::CodesOf(hashes, n, &codes);
     for (size_t i = 0; i < n; ++i) {
-      out[i] = Holds(at[i]) ? Form::Match(r, at[i].line, codes[i]) : Form::Bumped(r, hashes[i]);
+      out[i] = Holds(at[i]) ? Form::Match(r, at[i].line, at[i].forms, codes[i]) : Form::Bumped(r, hashes[i]);
     }
   }
 
@@ -139,19 +146,20 @@ struct CompactQuery {
         codes->rest[i] = code.rest;
       }
     }
-    static bool Match(const CompactFilterReader& r, const unsigned char* line, const internal::compact::KeyCode& code) {
+    static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
+                      const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf(r, line, code);
-      // A branch on the filter alone: from kNarrowFromFingerprintBits on,
-      // every line's planes fit one word each.
-      const uint32_t answer = r.fingerprint_bits_ >= c::kNarrowFromFingerprintBits
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      // A branch on the filter alone: where its lowest r is at least
+      // kNarrowFromFingerprintBits, every line's planes fit one word each.
+      const uint32_t answer = r.narrow_planes_
                                   ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
                                   : c::AnswerPortable(line, q.row, q.planes, q.columns);
       return answer == c::FingerprintOf(code, q.planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match(r, line, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
 
@@ -174,16 +182,16 @@ struct CompactQuery {
       }
     }
     LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
-                                               const internal::compact::KeyCode& code) {
+                                               unsigned forms, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf(r, line, code);
-      const uint32_t answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, q.planes);
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
       // answer == fingerprint in the low `planes` bits (BZHI clears the rest).
       return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
     LINEBLOOM_COMPACT_AVX512 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match(r, line, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
 #endif

@@ -42,6 +42,10 @@ inline constexpr uint8_t kFormatVersionCompactWithLead = 4;
 // (compact_layout.h).
 inline constexpr uint8_t kFormatVersionCompactPlanes = 5;
 inline constexpr uint8_t kFormatVersionCompactPlanesWithLead = 6;
+// Versions 5 and 6 with the first layer in two sections of r - 1 and r
+// planes (a mixed shape, compact_math.h).
+inline constexpr uint8_t kFormatVersionCompactMixed = 7;
+inline constexpr uint8_t kFormatVersionCompactMixedWithLead = 8;
 inline constexpr uint8_t kHashSchemeCompact = 2;
 inline constexpr char kMagic[4] = {'L', 'B', 'L', 'M'};
 

@@ -30,7 +30,7 @@ namespace linebloom {
 
 // Which kind of linebloom filter a byte string holds, from its trailer
 // alone (no validation): kBloom for format versions 1 and 2, kCompact for
-// versions 3 to 6, kUnknown otherwise.
+// versions 3 to 8, kUnknown otherwise.
 FilterKind DetectFilterKind(std::string_view bytes);
 
 class CompactFilterBuilder {
@@ -65,6 +65,13 @@ class CompactFilterBuilder {
   // (docs/COMPACT.md). Clamped to 1..4.
   void SetExtraPlanes(int extra_planes);
   int extra_planes() const { return extra_planes_; }
+  // Whether a filter may mix lines of r - 1 and r planes in its first layer
+  // (true, the default: format versions 7 and 8, where that gives a lower
+  // false-positive rate for the bits, as between the efficient settings;
+  // compact_math.h). False writes versions 3 to 6 only, which readers from
+  // before version 7 read. Mixed filters need extra planes (more than 1).
+  void SetMixed(bool mixed) { mixed_ = mixed; }
+  bool mixed() const { return mixed_; }
 
   // The filter's size in bytes as the model expects it for the keys added
   // so far (the bumped keys make the exact size known only at Finish).
@@ -98,6 +105,7 @@ class CompactFilterBuilder {
   FilterOptions options_;
   size_t lead_bytes_ = 0;
   int extra_planes_ = kCompactExtraPlanes;
+  bool mixed_ = true;
   int max_layers_ = 8;
   CompactHashes hashes_;
   bool keep_finished_ = false;
@@ -113,7 +121,7 @@ class CompactFilterReader {
   CompactFilterReader() = default;
 
   // Validates `bytes` (docs/FORMAT.md, section "Compact filter"; format
-  // versions 3 to 6) and points `*reader` at them; the bytes must outlive
+  // versions 3 to 8) and points `*reader` at them; the bytes must outlive
   // the reader. On failure `*reader` is unchanged.
   static ParseResult Parse(std::string_view bytes, CompactFilterReader* reader, const ParseOptions& options = {});
 
@@ -139,22 +147,33 @@ class CompactFilterReader {
     uint32_t lines = 0;
   };
   static constexpr int kMaxLayers = 8;
-  // What a first-layer query reads comes first: 48 bytes with a vtable
-  // pointer before them, so one cache line where the reader is aligned.
+  // What a first-layer query reads comes first (the fields to the forms'
+  // columns: 64 bytes).
   uint32_t seed_ = 0;
   int fingerprint_bits_ = 0;
-  // The planes and columns of a line by its metadata byte m, at index
-  // (m >= 128 ? 4 : 0) + (m & 3): r planes for m < 128, else r + e
-  // (compact_layout.h), so a query finds them without a branch on the line.
-  uint8_t form_planes_[8] = {};
-  uint8_t form_columns_[8] = {};
-  bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes
+  // Where a key's first-layer line is: a key whose hash's low 32 bits are
+  // below low_threshold_ (none where the filter is not mixed) at its line
+  // among the low_lines_ of layer 0's data, any other among the
+  // high_lines_ from high_data_.
+  uint32_t low_threshold_ = 0;
+  uint32_t low_lines_ = 0;
+  uint32_t high_lines_ = 0;
+  bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
+  bool narrow_planes_ = false;   // every line's planes have at most 57 columns
+  bool wide_rows_ = false;       // some line's rows have more than 64 columns
+  bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
+  const unsigned char* high_data_ = nullptr;
+  // The planes and columns of a line by its section and metadata byte m,
+  // at index (low section ? 8 : 0) + (m >= 128 ? 4 : 0) + (m & 3): the
+  // section's r for m < 128, else r + e (compact_layout.h), so a query
+  // finds them without a branch on the line.
+  uint8_t form_planes_[16] = {};
+  uint8_t form_columns_[16] = {};
   Layer layers_[kMaxLayers];
   int num_layers_ = 0;
-  bool use_avx512_ = false;  // the CPU has the compact AVX-512 form
   // Each form's low C bits of 128 (lo, hi): a query masks its row with
   // them, without a branch on C.
-  uint64_t form_mask_[8][2] = {};
+  uint64_t form_mask_[16][2] = {};
 };
 
 }  // namespace linebloom

@@ -28,6 +28,11 @@
 //     F = A / (1 - B),   A = E[sum_R P(R) 2^-R + (1 - P+)(1 - b) 2^-r],
 // averaged over k ~ Binomial(n, 1/L), b the bumped share of the line.
 // B is also the share of negative queries that read a second line.
+// A mixed shape's first layer is two such layers side by side: a share a
+// of the keys (and of negative queries) in lines of r - 1 planes (A_1,
+// B_1), the rest in lines of r (A_2, B_2); the next layers, of r planes at
+// the second load, take both shares' bumped keys, so
+//     F = a (A_1 + B_1 F_2) + (1 - a) (A_2 + B_2 F_2),   F_2 = A_2 / (1 - B_2).
 
 #pragma once
 
@@ -48,11 +53,21 @@ inline constexpr int kCompactExtraPlanes = 4;
 inline constexpr int kCompactExtraPlanesVersion3 = 1;
 
 // The shape of a compact filter: its fingerprint bits r, the keys per line
-// of its first layer, and the most planes a line gets above r.
+// of its first layer, and the most planes a line gets above r. A mixed
+// shape (format version 7) puts a share of the keys in lines of r - 1
+// planes at their own load, the rest in lines of r: the false-positive rate
+// and the bits per key are then the shares' averages, so two efficient
+// settings (the lowest bits at which r - 1 and r bump at most 4.5 % of the
+// keys) mixed reach any rate between theirs on the straight line joining
+// them, below what one r at a load between the two gives.
 struct CompactShape {
   int fingerprint_bits = 0;
   double keys_per_line = 0;
   int extra_planes = kCompactExtraPlanes;
+  // Share of the keys in lines of r - 1 planes (0: not mixed), and those
+  // lines' keys per line.
+  double low_share = 0;
+  double low_keys_per_line = 0;
 };
 
 // What the model expects of a shape for a key count.
@@ -65,15 +80,27 @@ struct CompactEstimate {
 };
 
 // The shape a compact filter of `num_keys` keys at `bits_per_key` is built
-// with: the r of lowest modeled false-positive rate among those whose lines
-// bump at most 4.5 % of the keys, and the first layer's keys per line that
-// spends `bits_per_key` in all layers together. Lines get up to
-// `extra_planes` planes above r (kCompactExtraPlanesVersion3: filters that
-// readers from before format version 5 read; clamped to 1..4).
-CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes);
+// with: of the shapes that spend `bits_per_key` in all layers together and
+// whose lines bump at most 4.5 % of the keys, the one of lowest modeled
+// false-positive rate -- one r at the load the bits give, or, with `mixed`
+// and at least kMinMixedKeys keys, the mix of the efficient settings of
+// r - 1 and r around them. Lines get up to `extra_planes` planes above r
+// (kCompactExtraPlanesVersion3: filters that readers from before format
+// version 5 read; clamped to 1..4; mixed shapes need more than 1). Without
+// `mixed`, filters stay readable by readers from before version 7.
+CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes,
+                             bool mixed = true);
+
+// Filters of fewer keys are not mixed: each share's lines round up on
+// their own.
+inline constexpr size_t kMinMixedKeys = 1024;
 
 // Lines of the first layer: ceil(num_keys / keys_per_line), at least 1.
 size_t CompactFirstLayerLines(size_t num_keys, double keys_per_line);
+// Lines of a mixed filter's low section: num_keys / keys_per_line rounded
+// to the nearest, at least 1 (the second section's count rounds up, as a
+// filter's that is not mixed: one rounding up per filter).
+size_t CompactLowSectionLines(size_t num_keys, double keys_per_line);
 
 // The model above for a shape and key count.
 CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys);
@@ -81,11 +108,12 @@ CompactEstimate EstimateCompact(const CompactShape& shape, size_t num_keys);
 // The modeled false-positive rate of a compact filter of `num_keys` keys
 // at `bits_per_key`, its lines of up to `extra_planes` extra planes (as
 // CompactShapeFor).
-double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes);
+double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes = kCompactExtraPlanes, bool mixed = true);
 
 // The smallest bits per key (to 0.01) whose modeled rate at `num_keys` keys
 // is at most `target_fpr`, within [kMinCompactBitsPerKey,
 // kMaxCompactBitsPerKey].
-double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes = kCompactExtraPlanes);
+double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes = kCompactExtraPlanes,
+                            bool mixed = true);
 
 }  // namespace linebloom
