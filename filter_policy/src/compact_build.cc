@@ -273,9 +273,8 @@ Sections FirstLayerSections(const CompactHashes& hashes, const CompactShape& sha
 
 // The checksum covers the filter from `begin` on, its lead bytes included.
 // A mixed filter's sections come before the layer table.
-void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Sections& sections,
-                          const CompactShape& shape, uint32_t seed, size_t begin, size_t lead_bytes,
-                          FilterSink* out) {
+void WriteTableAndTrailer(const std::vector<uint32_t>& layer_lines, const Sections& sections, const CompactShape& shape,
+                          uint32_t seed, size_t begin, size_t lead_bytes, FilterSink* out) {
   const bool mixed = sections.low_threshold != 0;
   size_t at = out->size();
   char* data = out->Resize(at + (mixed ? 8 : 0) + 4 * layer_lines.size() + kFilterTrailerBytes);

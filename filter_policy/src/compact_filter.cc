@@ -154,9 +154,57 @@ std::unique_ptr<char[]> CompactFilterBuilder::FinishBuffer(size_t* size) {
   return sink.Release();
 }
 
+namespace {
+
+namespace c = internal::compact;
+
+// A mixed filter's sections (the 8 bytes before the layer table at
+// `table_start`), or none; false if they are not valid: layer 0 must have
+// lines of both, and r - 1 planes must be a valid r.
+bool ReadSections(const char* table_start, size_t layers, int r, bool mixed, c::Sections* out) {
+  c::Sections s;
+  if (layers > 0) s.high_lines = DecodeFixed32(table_start);
+  if (mixed) {
+    s.low_lines = DecodeFixed32(table_start - 8);
+    s.low_threshold = DecodeFixed32(table_start - 4);
+    if (layers == 0 || r - 1 < c::kMinFingerprintBits || s.low_threshold == 0 || s.low_lines == 0 ||
+        s.low_lines >= s.high_lines) {
+      return false;
+    }
+    s.high_lines -= s.low_lines;
+  }
+  *out = s;
+  return true;
+}
+
+// The reader's line forms (compact_filter.h): form 4 + (m & 3) of a line
+// with m >= 128 has e = min(4 - (m & 3), E(r)) planes above r from version
+// 5 on, one before; forms 0..3 (m < 128) none. Forms 8..15 are those of
+// the low section's lines, of r - 1 (`low_r`).
+struct LineForms {
+  uint8_t planes[16];
+  uint8_t columns[16];
+  uint64_t mask[16][2];
+};
+LineForms LineFormsOf(int r, int low_r, bool many_planes) {
+  LineForms forms;
+  for (int form = 0; form < 16; ++form) {
+    const int base = form < 8 ? r : low_r;
+    const int code = 4 - form % 4;
+    const int extra = form % 8 < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(base)) : 1;
+    forms.planes[form] = static_cast<uint8_t>(base + extra);
+    forms.columns[form] = static_cast<uint8_t>(c::ColumnsFor(base + extra));
+    const c::Bits128 mask = c::LowMask(forms.columns[form]);
+    forms.mask[form][0] = mask.lo;
+    forms.mask[form][1] = mask.hi;
+  }
+  return forms;
+}
+
+}  // namespace
+
 ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterReader* reader,
                                        const ParseOptions& options) {
-  namespace c = internal::compact;
   auto fail = [](ParseError e) { return ParseResult{e}; };
   if (bytes.size() < kFilterTrailerBytes) return fail(ParseError::kTooShort);
   if (!internal::HasMagic(bytes)) return fail(ParseError::kBadMagic);
@@ -189,17 +237,7 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
     total_lines += lines;
   }
   c::Sections sections;
-  if (layers > 0) sections.high_lines = DecodeFixed32(table_start);
-  if (mixed) {
-    sections.low_lines = DecodeFixed32(table_start - 8);
-    sections.low_threshold = DecodeFixed32(table_start - 4);
-    // Layer 0 has lines of both sections, and r - 1 planes are a valid r.
-    if (layers == 0 || t.num_probes - 1 < c::kMinFingerprintBits || sections.low_threshold == 0 ||
-        sections.low_lines == 0 || sections.low_lines >= sections.high_lines) {
-      return fail(ParseError::kBadLayers);
-    }
-    sections.high_lines -= sections.low_lines;
-  }
+  if (!ReadSections(table_start, layers, t.num_probes, mixed, &sections)) return fail(ParseError::kBadLayers);
   // The lines end where the table starts; what is before them is the lead
   // (at most 8 (2^32 - 1) lines: 64 times that fits in 64 bits).
   const uint64_t after_lead = total_lines * 64 + table + kFilterTrailerBytes;
@@ -225,20 +263,11 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   const int low_r = mixed ? t.num_probes - 1 : t.num_probes;
   reader->narrow_planes_ = low_r >= c::kNarrowFromFingerprintBits;
   reader->wide_rows_ = c::ColumnsFor(low_r) > 64;
-  // Form 4 + (m & 3) of a line with m >= 128: e = min(4 - (m & 3), E(r))
-  // planes above r from version 5 on, one before; forms 0..3, m < 128: none.
-  // Forms 8..15 are those of the low section's lines, of r - 1.
   reader->one_extra_plane_ = !mixed && (!many_planes || c::MaxExtraPlanes(t.num_probes) == 1);
-  for (int form = 0; form < 16; ++form) {
-    const int r = form < 8 ? t.num_probes : low_r;
-    const int code = 4 - form % 4;
-    const int extra = form % 8 < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(r)) : 1;
-    reader->form_planes_[form] = static_cast<uint8_t>(r + extra);
-    reader->form_columns_[form] = static_cast<uint8_t>(c::ColumnsFor(r + extra));
-    const c::Bits128 mask = c::LowMask(reader->form_columns_[form]);
-    reader->form_mask_[form][0] = mask.lo;
-    reader->form_mask_[form][1] = mask.hi;
-  }
+  const LineForms forms = LineFormsOf(t.num_probes, low_r, many_planes);
+  std::memcpy(reader->form_planes_, forms.planes, sizeof(forms.planes));
+  std::memcpy(reader->form_columns_, forms.columns, sizeof(forms.columns));
+  std::memcpy(reader->form_mask_, forms.mask, sizeof(forms.mask));
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();
   return {};

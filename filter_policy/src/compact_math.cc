@@ -180,8 +180,8 @@ struct FirstLayer {
 FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_keys, bool low_section = false) {
   FirstLayer f;
   if (num_keys == 0) return f;
-  size_t lines = low_section ? CompactLowSectionLines(num_keys, keys_per_line)
-                             : CompactFirstLayerLines(num_keys, keys_per_line);
+  size_t lines =
+      low_section ? CompactLowSectionLines(num_keys, keys_per_line) : CompactFirstLayerLines(num_keys, keys_per_line);
   double p = 1.0 / static_cast<double>(lines);
   double mean = static_cast<double>(num_keys) * p;
   size_t lo = 0, hi = num_keys;
@@ -334,15 +334,13 @@ Vertex VertexOf(int r, int extra_planes, size_t num_keys) {
 // and its bumped share s_1 of keys in the next layers at the high lines'
 // 512 / (lambda_2 (1 - s_2)) = X_2 each; the others X_2. Spending the
 // bits: a X_1 + (1 - a) X_2 = bits, X_1 = 512 / lambda_1 + s_1 X_2.
-bool MixFor(double bits_per_key, size_t num_keys, int r, int extra_planes, CompactShape* shape, double* fpr) {
+bool MixFor(double bits_per_key, size_t num_keys, int r, int extra_planes, CompactShape* shape) {
   const Vertex low = VertexOf(r - 1, extra_planes, num_keys);
   const Vertex high = VertexOf(r, extra_planes, num_keys);
   const double x2 = 512.0 / (high.keys_per_line * (1 - high.first.bumped_key_share));
   const double x1 = 512.0 / low.keys_per_line + low.first.bumped_key_share * x2;
   if (!(x1 < bits_per_key && bits_per_key < x2)) return false;
   const double a = (x2 - bits_per_key) / (x2 - x1);
-  const double later = LayeredRate(high.first);
-  *fpr = a * (low.first.matched + low.first.bumped * later) + (1 - a) * (high.first.matched + high.first.bumped * later);
   // The setting, not clipped to E(r): each share's lines clip it to their own.
   *shape = {r, high.keys_per_line, extra_planes, a, low.keys_per_line};
   return true;
@@ -357,8 +355,10 @@ CompactShape SearchMixedShape(double bits_per_key, size_t num_keys, int extra_pl
     // The mixes around the load: r - 1 holds more keys per line, r fewer.
     if (ColumnsFor(r) > 1.2 * keys_per_512 + 4 || ColumnsFor(r - 1) < 0.8 * keys_per_512) continue;
     CompactShape shape;
-    double fpr = 0;
-    if (MixFor(bits_per_key, num_keys, r, extra_planes, &shape, &fpr) && fpr < best_fpr) {
+    if (!MixFor(bits_per_key, num_keys, r, extra_planes, &shape)) continue;
+    // The rate of the shares' own key counts (and line roundings).
+    const double fpr = EstimateCompact(shape, num_keys).false_positive_rate;
+    if (fpr < best_fpr) {
       best = shape;
       best_fpr = fpr;
     }

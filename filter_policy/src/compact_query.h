@@ -152,9 +152,8 @@ struct CompactQuery {
       const LineQuery q = LineQueryOf(r, line, forms, code);
       // A branch on the filter alone: where its lowest r is at least
       // kNarrowFromFingerprintBits, every line's planes fit one word each.
-      const uint32_t answer = r.narrow_planes_
-                                  ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
-                                  : c::AnswerPortable(line, q.row, q.planes, q.columns);
+      const uint32_t answer = r.narrow_planes_ ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
+                                               : c::AnswerPortable(line, q.row, q.planes, q.columns);
       return answer == c::FingerprintOf(code, q.planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
@@ -181,8 +180,8 @@ struct CompactQuery {
         _mm512_store_si512(codes->rest + i, code.rest);
       }
     }
-    LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line,
-                                               unsigned forms, const internal::compact::KeyCode& code) {
+    LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
+                                               const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
       const LineQuery q = LineQueryOf(r, line, forms, code);
       const uint32_t answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);

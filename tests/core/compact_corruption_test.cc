@@ -35,10 +35,11 @@ std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 std::string AbsentKey(uint64_t i) { return "absent" + std::to_string(i); }
 
 // A filter of `n` keys "key<i>": at 6 bits per key, 2,000 keys take two
-// layers.
-std::string CompactFilter(size_t n, double bits_per_key = 6, uint32_t seed = 7, size_t lead = 0) {
+// layers, and a mixed shape (format version 7: lines of r = 6 and 5).
+std::string CompactFilter(size_t n, double bits_per_key = 6, uint32_t seed = 7, size_t lead = 0, bool mixed = true) {
   CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = seed});
   builder.SetLeadBytes(lead);
+  builder.SetMixed(mixed);
   for (size_t i = 0; i < n; ++i) builder.AddKey(Key(i));
   return builder.Finish();
 }
@@ -116,7 +117,7 @@ TEST(CompactParse, BadMagic) {
 }
 
 TEST(CompactParse, UnsupportedVersion) {
-  for (int version : {0, 1, 2, 7, 255}) {
+  for (int version : {0, 1, 2, 9, 255}) {
     std::string bytes = CompactFilter(50);
     TrailerByte(bytes, 7) = static_cast<char>(version);
     Reseal(bytes);
@@ -134,15 +135,60 @@ TEST(CompactParse, BadHashScheme) {
 }
 
 // r outside 5..27 fails; every r inside parses and reads the lines with its
-// own number of columns (the model answers the same).
+// own number of columns (the model answers the same), but for a mixed
+// filter's r = 5, whose low lines would have 4.
 TEST(CompactParse, FingerprintBits) {
-  for (int r = 0; r < 256; ++r) {
-    std::string bytes = CompactFilter(2000);
-    TrailerByte(bytes, 4) = static_cast<char>(r);
-    Reseal(bytes);
-    const bool valid = r >= 5 && r <= 27;
-    EXPECT_EQ(ParseAndCompare(bytes), valid ? ParseError::kOk : ParseError::kBadFingerprintBits) << r;
+  for (bool mixed : {false, true}) {
+    const std::string good = CompactFilter(2000, 6, 7, 0, mixed);
+    ASSERT_EQ(good[good.size() - 9], mixed ? 7 : 5);
+    for (int r = 0; r < 256; ++r) {
+      std::string bytes = good;
+      TrailerByte(bytes, 4) = static_cast<char>(r);
+      Reseal(bytes);
+      const ParseError expected = r < 5 || r > 27   ? ParseError::kBadFingerprintBits
+                                  : mixed && r == 5 ? ParseError::kBadLayers
+                                                    : ParseError::kOk;
+      EXPECT_EQ(ParseAndCompare(bytes), expected) << r << " mixed " << mixed;
+    }
   }
+}
+
+// A mixed filter's sections (FORMAT.md 1b, versions 7 and 8): L_low of 0 or
+// of L_0 lines or more, a threshold of 0, or no layer fail; any other
+// sections parse and answer as the model.
+TEST(CompactParse, Sections) {
+  const std::string good = CompactFilter(2000);
+  model::Filter f;
+  ASSERT_EQ(model::Parse(good, true, &f), 0);
+  ASSERT_GT(f.low_threshold, 0u);
+  const size_t layers = f.lines.size();
+  // The sections are the 8 bytes before the layer table.
+  const auto with = [&](uint32_t low_lines, uint32_t threshold) {
+    std::string bytes = good;
+    for (int i = 0; i < 4; ++i) {
+      FromEnd(bytes, kTrailer + 4 * layers + 8 - i) = static_cast<char>(low_lines >> (8 * i));
+      FromEnd(bytes, kTrailer + 4 * layers + 4 - i) = static_cast<char>(threshold >> (8 * i));
+    }
+    Reseal(bytes);
+    return bytes;
+  };
+  EXPECT_EQ(ParseAndCompare(with(f.low_lines, f.low_threshold)), ParseError::kOk);
+  EXPECT_EQ(with(f.low_lines, f.low_threshold), good);
+  for (uint32_t low_lines : {0u, f.lines[0], f.lines[0] + 1, 0xFFFFFFFFu}) {
+    EXPECT_EQ(ParseAndCompare(with(low_lines, f.low_threshold)), ParseError::kBadLayers) << low_lines;
+  }
+  EXPECT_EQ(ParseAndCompare(with(f.low_lines, 0)), ParseError::kBadLayers);
+  for (uint32_t low_lines : {1u, f.lines[0] - 1}) {
+    for (uint32_t threshold : {1u, f.low_threshold + 12345, 0xFFFFFFFFu}) {
+      EXPECT_EQ(ParseAndCompare(with(low_lines, threshold)), ParseError::kOk) << low_lines << " " << threshold;
+    }
+  }
+  // Version 7 with no layer: the bytes of an empty filter, sections added.
+  std::string empty = CompactFilterBuilder({.bits_per_key = 6}).Finish();
+  empty.insert(0, 8, '\1');
+  TrailerByte(empty, 7) = 7;
+  Reseal(empty);
+  EXPECT_EQ(ParseAndCompare(empty), ParseError::kBadLayers);
 }
 
 TEST(CompactParse, MoreThanEightLayers) {
@@ -312,7 +358,7 @@ TEST(CompactFormatVersions, EachReaderRejectsTheOtherKind) {
   EXPECT_EQ(DetectFilterKind(compact), FilterKind::kCompact);
 }
 
-// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3 to 6
+// DetectFilterKind reads the trailer's version byte: 1 and 2 Bloom, 3 to 8
 // compact, anything else (and bytes too short for a trailer, or whose
 // trailer lacks the magic) unknown. It does not validate the rest.
 TEST(CompactFormatVersions, DetectFilterKind) {
@@ -321,7 +367,7 @@ TEST(CompactFormatVersions, DetectFilterKind) {
   for (int version = 0; version < 256; ++version) {
     std::string b = good;
     TrailerByte(b, 7) = static_cast<char>(version);
-    const FilterKind expected = version >= 3 && version <= 6   ? FilterKind::kCompact
+    const FilterKind expected = version >= 3 && version <= 8   ? FilterKind::kCompact
                                 : version == 1 || version == 2 ? FilterKind::kBloom
                                                                : FilterKind::kUnknown;
     EXPECT_EQ(DetectFilterKind(b), expected) << version;

@@ -28,8 +28,9 @@
 namespace linebloom {
 namespace {
 
-std::string BuildFromHashes(const std::vector<uint64_t>& hashes, double bits_per_key) {
+std::string BuildFromHashes(const std::vector<uint64_t>& hashes, double bits_per_key, bool mixed = true) {
   CompactFilterBuilder builder({.bits_per_key = bits_per_key, .seed = 7});
+  builder.SetMixed(mixed);
   for (uint64_t h : hashes) builder.AddHash(h);
   std::string bytes = builder.Finish();
   EXPECT_EQ(builder.fallback_reason(), "");
@@ -122,11 +123,13 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
 
 // Lines answer through the portable loop or the AVX-512 form (chosen by the
 // process-wide kernel); both read the same bits, for every plane count:
-// the settings below give r from 5 to 27, and lines of r and r + 1 planes.
+// the settings below give r from 5 to 27, and lines of r and r + 1 planes,
+// mixed filters among them (7.26: r = 7 and 6; 8.5: r = 8, whose low lines
+// of 7 planes have rows of more than 64 columns; 13.5: r = 12 and 11).
 TEST(CompactFilter, KernelsAnswerAlike) {
   if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU lacks AVX-512";
   const Kernel before = ActiveKernel();
-  for (double bits : {5.5, 6.5, 7.75, 9.0, 11.5, 14.0, 18.0, 24.0, 30.0}) {
+  for (double bits : {5.5, 6.5, 7.26, 7.75, 8.5, 9.0, 11.5, 13.5, 14.0, 18.0, 24.0, 30.0}) {
     const std::string bytes = BuildFromHashes(golden::RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
     CompactFilterReader reader;
     ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
@@ -166,6 +169,7 @@ TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
 struct ModelCase {
   double bits_per_key;
   size_t keys;
+  bool mixed = true;  // CompactShapeFor's: mixed shapes where they do better
 };
 
 class CompactMatchesModel : public ::testing::TestWithParam<ModelCase> {};
@@ -174,15 +178,15 @@ class CompactMatchesModel : public ::testing::TestWithParam<ModelCase> {};
 // loads of their own, so small filters are measured as many filters of the
 // same size (200,000 keys in all), the queries spread over them.
 TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
-  const auto [bits, keys] = GetParam();
-  const CompactEstimate model = EstimateCompact(CompactShapeFor(bits, keys), keys);
+  const auto [bits, keys, mixed] = GetParam();
+  const CompactEstimate model = EstimateCompact(CompactShapeFor(bits, keys, kCompactExtraPlanes, mixed), keys);
   const double p = model.false_positive_rate;
   const size_t filters = std::max<size_t>(1, 200'000 / keys);
   const size_t queries_per_filter = std::max<size_t>(400'000, static_cast<size_t>(400.0 / p)) / filters + 1;
   std::mt19937_64 absent(1234);
   size_t positives = 0;
   for (size_t f = 0; f < filters; ++f) {
-    const std::string bytes = BuildFromHashes(golden::RandomHashes(bits * 100 + f, keys), bits);
+    const std::string bytes = BuildFromHashes(golden::RandomHashes(bits * 100 + f, keys), bits, mixed);
     CompactFilterReader reader;
     ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
     for (size_t q = 0; q < queries_per_filter; ++q) positives += reader.MayContainHash(absent());
@@ -191,7 +195,8 @@ TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
   const double sd = std::sqrt(queries * p * (1 - p));
   RecordProperty("measured_fpr", std::to_string(positives / queries));
   RecordProperty("model_fpr", std::to_string(p));
-  EXPECT_NEAR(static_cast<double>(positives), queries * p, 4 * sd) << "bits " << bits << " keys " << keys;
+  EXPECT_NEAR(static_cast<double>(positives), queries * p, 4 * sd)
+      << "bits " << bits << " keys " << keys << " mixed " << mixed;
   // At most 5 % of negative queries read a second line.
   EXPECT_LE(model.second_line_share, 0.05);
 }
@@ -199,7 +204,9 @@ TEST_P(CompactMatchesModel, FalsePositivesAndSecondLines) {
 INSTANTIATE_TEST_SUITE_P(Shapes, CompactMatchesModel,
                          ::testing::Values(ModelCase{5.5, 200'000}, ModelCase{7.0, 200'000}, ModelCase{7.75, 200'000},
                                            ModelCase{8.5, 200'000}, ModelCase{11.5, 200'000}, ModelCase{14, 100'000},
-                                           ModelCase{7.75, 3'000}, ModelCase{10, 300}, ModelCase{9.75, 200'000}));
+                                           ModelCase{7.75, 3'000}, ModelCase{10, 300}, ModelCase{9.75, 200'000},
+                                           ModelCase{7.26, 200'000}, ModelCase{11.09, 50'000}, ModelCase{9.3, 5'000},
+                                           ModelCase{7.0, 200'000, false}, ModelCase{9.75, 200'000, false}));
 
 TEST(CompactMath, BitsForARateReachIt) {
   for (double target : {0.02, 0.01, 0.001, 0.0005}) {
@@ -221,10 +228,10 @@ int MostExtraPlanes(int r) {
   return std::min(4, 8 * groups - r);
 }
 
-CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
-  const int r = shape.fingerprint_bits;
-  const int most_extra = std::clamp(shape.extra_planes, 1, MostExtraPlanes(r));
-  const double lines = std::ceil(static_cast<double>(n) / shape.keys_per_line);
+// The first layer's terms of n keys in `lines` lines of base r: A, B and
+// the share of the keys bumped.
+CompactEstimate PlainFirstLayer(int r, int extra_planes, double lines, size_t n) {
+  const int most_extra = std::clamp(extra_planes, 1, MostExtraPlanes(r));
   const double p = 1 / lines;
   auto miss = [](int i, int planes) {
     const double disagree = 1 - std::pow(2.0, -planes);
@@ -261,14 +268,41 @@ CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
     bumped += weight * (1 - extra) * sent;
     bumped_keys += weight * (1 - extra) * lost;
   }
-  return {matched / (1 - std::min(bumped, 0.5)), bumped, bumped_keys / (static_cast<double>(n) * p)};
+  return {matched, bumped, bumped_keys / (static_cast<double>(n) * p)};
+}
+
+// A shape's rate: F = A / (1 - B); for a mixed one, the share a of the
+// keys (round(a n) of them) in round(n_low / lambda_low) lines of r - 1,
+// the others in ceil lines of r, the next layers behaving as those of r.
+CompactEstimate PlainModel(const CompactShape& shape, size_t n) {
+  const int r = shape.fingerprint_bits;
+  if (shape.low_share == 0) {
+    const CompactEstimate f = PlainFirstLayer(r, shape.extra_planes, std::ceil(n / shape.keys_per_line), n);
+    return {f.false_positive_rate / (1 - std::min(f.second_line_share, 0.5)), f.second_line_share, f.bumped_key_share};
+  }
+  const auto low_keys = static_cast<size_t>(std::llround(shape.low_share * static_cast<double>(n)));
+  const double a = static_cast<double>(low_keys) / static_cast<double>(n);
+  const CompactEstimate low = PlainFirstLayer(r - 1, shape.extra_planes,
+                                              std::max(1.0, std::round(low_keys / shape.low_keys_per_line)), low_keys);
+  const CompactEstimate high =
+      PlainFirstLayer(r, shape.extra_planes, std::ceil((n - low_keys) / shape.keys_per_line), n - low_keys);
+  const double later = high.false_positive_rate / (1 - std::min(high.second_line_share, 0.5));
+  return {a * (low.false_positive_rate + low.second_line_share * later) +
+              (1 - a) * (high.false_positive_rate + high.second_line_share * later),
+          a * low.second_line_share + (1 - a) * high.second_line_share,
+          a * low.bumped_key_share + (1 - a) * high.bumped_key_share};
 }
 
 TEST(CompactMath, EstimateIsThePlainModel) {
   for (const ModelCase& m : {ModelCase{7.75, 3'000}, ModelCase{11.5, 200'000}, ModelCase{10, 300},
-                             ModelCase{5.5, 50'000}, ModelCase{20, 40}, ModelCase{8, 1}, ModelCase{9.5, 100'000}}) {
+                             ModelCase{5.5, 50'000}, ModelCase{20, 40}, ModelCase{8, 1}, ModelCase{9.5, 100'000},
+                             ModelCase{7.26, 100'000}, ModelCase{8.5, 5'000}, ModelCase{11.1, 2'000}}) {
     for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
       const CompactShape shape = CompactShapeFor(m.bits_per_key, m.keys, extra);
+      // The mixed cases (above 1,024 keys, between two efficient settings).
+      if (extra > 1 && m.keys > 1'024 && m.bits_per_key < 7.7) {
+        EXPECT_GT(shape.low_share, 0) << m.bits_per_key;
+      }
       const CompactEstimate got = EstimateCompact(shape, m.keys);
       const CompactEstimate want = PlainModel(shape, m.keys);
       EXPECT_NEAR(got.false_positive_rate, want.false_positive_rate, 1e-9 * want.false_positive_rate) << m.bits_per_key;
@@ -305,13 +339,50 @@ TEST(CompactMath, ShapeIsTheFullSearch) {
             best = e.false_positive_rate;
           }
         }
-        const CompactShape got = CompactShapeFor(bits, keys, extra);
+        const CompactShape got = CompactShapeFor(bits, keys, extra, /*mixed=*/false);
         ASSERT_EQ(got.fingerprint_bits, want.fingerprint_bits) << bits << " bits/key, " << keys << " keys";
         ASSERT_EQ(got.keys_per_line, want.keys_per_line) << bits << " bits/key, " << keys << " keys";
         ASSERT_EQ(got.extra_planes, want.extra_planes) << bits << " bits/key, " << keys << " keys";
       }
     }
   }
+}
+
+// A mixed shape is what compact_math.h defines: each share at its r's
+// efficient setting (its keys per line the most, to 1/512 of a key, at
+// which its lines bump at most 4.5 % of their keys), together spending the
+// bits asked (a X_1 + (1 - a) X_2), at a modeled rate below the unmixed
+// shape's; a setting at an efficient one is not mixed.
+TEST(CompactMath, MixedShapeIsTheMixOfTwoEfficientSettings) {
+  const auto bumped = [](int r, double keys_per_line, size_t keys) {
+    return EstimateCompact(CompactShape{r, keys_per_line, kCompactExtraPlanes}, keys).bumped_key_share;
+  };
+  size_t mixed = 0;
+  for (size_t keys : {size_t{2'000}, size_t{65'536}}) {
+    for (double bits = 5.6; bits < 20; bits += 0.37) {
+      const CompactShape got = CompactShapeFor(bits, keys);
+      const double unmixed = CompactFpr(bits, keys, kCompactExtraPlanes, false);
+      const double rate = EstimateCompact(got, keys).false_positive_rate;
+      EXPECT_LE(rate, unmixed) << bits << " bits/key, " << keys << " keys";
+      if (got.low_share == 0) continue;
+      ++mixed;
+      const int r = got.fingerprint_bits;
+      for (const auto& [section_r, lambda] :
+           {std::pair{r - 1, got.low_keys_per_line}, std::pair{r, got.keys_per_line}}) {
+        EXPECT_LE(bumped(section_r, lambda, keys), 0.045) << bits << " r " << section_r;
+        EXPECT_GT(bumped(section_r, lambda + 1.0 / 512, keys), 0.045) << bits << " r " << section_r;
+      }
+      const double s1 = bumped(r - 1, got.low_keys_per_line, keys), s2 = bumped(r, got.keys_per_line, keys);
+      const double x2 = 512 / (got.keys_per_line * (1 - s2));
+      const double x1 = 512 / got.low_keys_per_line + s1 * x2;
+      EXPECT_NEAR(got.low_share * x1 + (1 - got.low_share) * x2, bits, 1e-9) << bits << " bits/key";
+    }
+  }
+  EXPECT_GT(mixed, 40u);
+  // Small filters are not mixed; nor are filters without extra planes.
+  EXPECT_EQ(CompactShapeFor(7.26, kMinMixedKeys - 1).low_share, 0);
+  EXPECT_EQ(CompactShapeFor(7.26, 100'000, kCompactExtraPlanesVersion3).low_share, 0);
+  EXPECT_GT(CompactShapeFor(7.26, 100'000).low_share, 0);
 }
 
 // A shape loaded far beyond what CompactShapeFor gives (1,000 keys per

@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Golden values for the compact filter, format versions 3 and 5 (lines of
-// one extra plane at most, and of up to four). Filters on disk
+// Golden values for the compact filter, format versions 3, 5 and 7 (lines
+// of one extra plane at most, of up to four, and a first layer in two
+// sections of r - 1 and r planes). Filters on disk
 // outlive the code that wrote them, so a change to where a key lands (the
 // hash, h_i, the line or order), to what it reads there (row, fingerprint,
 // planes), to the layer table or to the trailer must fail a test rather
@@ -23,6 +24,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -58,6 +60,8 @@ struct GoldenCase {
   std::vector<size_t> first_false_positives;  // indices into the absent queries
   // CompactFilterBuilder::SetExtraPlanes: version 3 (1) unless given.
   int extra_planes = kCompactExtraPlanesVersion3;
+  // CompactFilterBuilder::SetMixed: versions 3 and 5 (false) unless given.
+  bool mixed = false;
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -111,6 +115,23 @@ const std::vector<GoldenCase>& Cases() {
        "8d8acbbd8d5e0ca447adc3d75ded01a3", 287904, 4, {383, 1327, 2101, 2830, 3770, 3807, 4619, 11327}, 4},
       {"V5TwoHundredThousandHashesAt16", 16, 10, 200000, true,
        "1e5bda79e81ec33448afa84e06d8e587", 400736, 4, {15142, 23512, 23609, 26742, 38913, 56288, 64172, 65189}, 4},
+      // Version 7: mixed shapes (r - 1 = 5, the lowest; r = 7 over wide
+      // rows; r = 8, whose low lines of r - 1 = 7 have wide rows; r = 9, 10
+      // and 13).
+      {"V7FiveThousandKeysAt6", 6, 13, 5000, false,
+       "a41460ff82e100670e1ee95d150f0c2b", 3872, 2, {51, 59, 81, 112, 124, 166, 186, 200}, 4, true},
+      {"V7FiveThousandKeysAt7_25", 7.25, 14, 5000, false,
+       "3bcd02f6bf5b41e8bcf8a0d2e6003fe3", 4640, 2, {172, 203, 241, 336, 343, 483, 493, 712}, 4, true},
+      {"V7FiveThousandHashesAt8_5", 8.5, 15, 5000, true,
+       "bf3c72637628ff5cffbe00c2fc4d892b", 5472, 2, {410, 489, 707, 1243, 1446, 1715, 2235, 2607}, 4, true},
+      {"V7FiveThousandKeysAt11", 11, 16, 5000, false,
+       "682e74faa67898e5ea0819581f57f778", 7012, 3, {1220, 1243, 3173, 5489, 5739, 5821, 7825, 8348}, 4, true},
+      {"V7TwoHundredThousandKeysAt7_26", 7.26, 17, 200000, false,
+       "06c314e2ff2efb940dfb5f709fd94a6f", 181736, 4, {43, 67, 128, 275, 546, 589, 773, 1086}, 4, true},
+      {"V7TwoHundredThousandHashesAt9_25", 9.25, 18, 200000, true,
+       "a7b7d4e5d38e1f1f4999ee837ca2a871", 231592, 4, {1481, 1750, 2140, 2920, 5349, 5515, 6108, 6324}, 4, true},
+      {"V7TwoHundredThousandKeysAt15", 15, 19, 200000, false,
+       "222bc5db0d6c6d72df35c59e1e56b730", 375784, 4, {4532, 12158, 37936, 65397, 66967, 75178, 81420, 84469}, 4, true},
   };
   // clang-format on
   return cases;
@@ -124,6 +145,7 @@ struct Built {
 Built Build(const GoldenCase& c) {
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
   builder.SetExtraPlanes(c.extra_planes);
+  builder.SetMixed(c.mixed);
   Built built;
   if (c.raw_hashes) {
     built.hashes = RandomHashes(c.seed, c.num_keys);
@@ -224,17 +246,31 @@ std::vector<size_t> CheckStoredKeys(const GoldenCase& c, const Built& built, con
 
 // FORMAT.md, "What the builder writes": the first layer has
 // ceil(n / lambda) lines, each next one ceil(n_i / lambda); r and lambda
-// from CompactShapeFor.
-void CheckLayerTable(const GoldenCase& c, const model::Filter& f, const std::vector<size_t>& reaching) {
+// from CompactShapeFor. A mixed shape's first layer: H = round(a 2^32),
+// L_low = round(n_low / lambda_low) for the n_low keys below H, and
+// ceil((n - n_low) / lambda) lines after them.
+void CheckLayerTable(const GoldenCase& c, const Built& built, const model::Filter& f,
+                     const std::vector<size_t>& reaching) {
   if (c.num_keys == 0) {
     EXPECT_TRUE(f.lines.empty());
     return;
   }
-  const CompactShape shape = CompactShapeFor(c.bits_per_key, c.num_keys, c.extra_planes);
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, c.num_keys, c.extra_planes, c.mixed);
   EXPECT_EQ(f.r, shape.fingerprint_bits);
   EXPECT_EQ(f.many_planes, shape.extra_planes > 1) << "version 5 iff lines may have several extra planes";
+  EXPECT_EQ(f.low_threshold != 0, shape.low_share > 0) << "version 7 iff the shape is mixed";
+  EXPECT_EQ(f.low_threshold != 0, c.mixed) << "every mixed case has a mixed shape";
+  size_t low_keys = 0;
+  if (shape.low_share > 0) {
+    EXPECT_EQ(f.low_threshold, static_cast<uint32_t>(std::llround(shape.low_share * 4294967296.0)));
+    for (uint64_t h : built.hashes) low_keys += (h & 0xFFFFFFFFu) < f.low_threshold;
+    EXPECT_EQ(f.low_lines, CompactLowSectionLines(low_keys, shape.low_keys_per_line));
+  }
   for (size_t i = 0; i < f.lines.size(); ++i) {
-    EXPECT_EQ(f.lines[i], CompactFirstLayerLines(reaching[i], shape.keys_per_line)) << "layer " << i;
+    const size_t low_lines = i == 0 ? f.low_lines : 0;
+    EXPECT_EQ(f.lines[i] - low_lines,
+              CompactFirstLayerLines(reaching[i] - (i == 0 ? low_keys : 0), shape.keys_per_line))
+        << "layer " << i;
   }
 }
 
@@ -269,7 +305,7 @@ TEST_P(CompactGolden, WholeFilterAndFirstFalsePositivesArePinned) {
   EXPECT_EQ(reader.seed(), f.seed);
   for (int i = 0; i < reader.num_layers(); ++i) EXPECT_EQ(reader.num_lines(i), f.lines[i]);
 
-  CheckLayerTable(c, f, CheckStoredKeys(c, built, reader, f));
+  CheckLayerTable(c, built, f, CheckStoredKeys(c, built, reader, f));
   CheckSpareBitsAreZero(f);
   EXPECT_EQ(FirstFalsePositives(c, reader, f), c.first_false_positives);
 }
@@ -295,7 +331,7 @@ TEST(CompactGoldenEmpty, EmptyFilterParsesAndAnswersNo) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions3And5, CompactGolden, ::testing::Range(size_t{0}, Cases().size()),
+INSTANTIATE_TEST_SUITE_P(Versions3To7, CompactGolden, ::testing::Range(size_t{0}, Cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& param_info) {
                            return std::string(Cases()[param_info.param].name);
                          });

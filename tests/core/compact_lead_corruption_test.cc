@@ -1,7 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Hostile and damaged compact filters with lead bytes (format version 4,
-// docs/FORMAT.md section 1b): the lead is what a filter holds before the
+// Hostile and damaged compact filters with lead bytes (format versions 4,
+// 6 and 8, docs/FORMAT.md section 1b): the lead is what a filter holds before the
 // lines its layer table counts, so the checks that guard it are the size
 // against the table, the version byte and the checksum (every single-bit
 // flip of a filter with lead bytes: compact_corruption_test). Every verdict is
@@ -30,13 +30,26 @@ constexpr size_t kTrailer = model::kTrailerBytes;
 
 std::string Key(uint64_t i) { return "key" + std::to_string(i); }
 
-// `n` keys "key<i>" at 6 bits per key (2,000 keys take two layers).
-// At 6 bits per key (r = 5) lines get up to E(5) = 3 extra planes: format
-// versions 5 and 6; with kCompactExtraPlanesVersion3, 3 and 4.
-std::string LeadFilter(size_t n, size_t lead, int extra_planes = kCompactExtraPlanes) {
+// The builder settings of each pair of versions (without and with lead).
+struct Format {
+  int extra_planes;
+  bool mixed;
+  int plain_version;
+  int lead_version;
+};
+constexpr Format kFormats[] = {{kCompactExtraPlanesVersion3, false, model::kVersion, model::kVersionWithLead},
+                               {kCompactExtraPlanes, false, model::kVersionPlanes, model::kVersionPlanesWithLead},
+                               {kCompactExtraPlanes, true, model::kVersionMixed, model::kVersionMixedWithLead}};
+
+// `n` keys "key<i>" at 6 bits per key (2,000 keys take two layers). At 6
+// bits per key lines get extra planes (up to E(5) = 3 at r = 5, E(6) = 2 at
+// 6) and 2,000 keys a mixed shape of r = 6 and 5: format versions 7 and 8;
+// unmixed, 5 and 6; with kCompactExtraPlanesVersion3, 3 and 4.
+std::string LeadFilter(size_t n, size_t lead, const Format& format = kFormats[2]) {
   CompactFilterBuilder builder({.bits_per_key = 6, .seed = 7});
   builder.SetLeadBytes(lead);
-  builder.SetExtraPlanes(extra_planes);
+  builder.SetExtraPlanes(format.extra_planes);
+  builder.SetMixed(format.mixed);
   for (size_t i = 0; i < n; ++i) builder.AddKey(Key(i));
   return builder.Finish();
 }
@@ -74,10 +87,10 @@ ParseError ParseAndCompare(std::string_view bytes) {
 
 TEST(CompactLeadParse, ValidLeadsParse) {
   for (size_t lead : {1, 16, 48, 63}) {
-    for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
-      const std::string bytes = LeadFilter(2000, lead, extra);
+    for (const Format& format : kFormats) {
+      const std::string bytes = LeadFilter(2000, lead, format);
       std::string copy = bytes;
-      EXPECT_EQ(VersionByte(copy), extra > 1 ? model::kVersionPlanesWithLead : model::kVersionWithLead);
+      EXPECT_EQ(VersionByte(copy), format.lead_version);
       EXPECT_EQ(ParseAndCompare(bytes), ParseError::kOk) << lead;
     }
   }
@@ -101,19 +114,19 @@ TEST(CompactLeadParse, LeadBeyondItsRange) {
   }
 }
 
-// Versions 3 and 5 have no lead: a filter with lead bytes relabelled 3 (5)
-// is the wrong size; a version-3 (5) filter relabelled 4 (6) is one of lead
-// 0, and answers as before.
+// Versions 3, 5 and 7 have no lead: a filter with lead bytes relabelled 3
+// (5, 7) is the wrong size; a version-3 (5, 7) filter relabelled 4 (6, 8)
+// is one of lead 0, and answers as before.
 TEST(CompactLeadParse, VersionByteAndLeadMustAgree) {
-  for (int extra : {kCompactExtraPlanesVersion3, kCompactExtraPlanes}) {
-    const int plain_version = extra > 1 ? model::kVersionPlanes : model::kVersion;
-    const int lead_version = extra > 1 ? model::kVersionPlanesWithLead : model::kVersionWithLead;
-    std::string with_lead = LeadFilter(2000, 48, extra);
+  for (const Format& format : kFormats) {
+    const int plain_version = format.plain_version;
+    const int lead_version = format.lead_version;
+    std::string with_lead = LeadFilter(2000, 48, format);
     VersionByte(with_lead) = static_cast<char>(plain_version);
     Reseal(with_lead);
     EXPECT_EQ(ParseAndCompare(with_lead), ParseError::kBadSize);
 
-    const std::string plain = LeadFilter(2000, 0, extra);
+    const std::string plain = LeadFilter(2000, 0, format);
     std::string relabelled = plain;
     ASSERT_EQ(VersionByte(relabelled), plain_version);
     VersionByte(relabelled) = static_cast<char>(lead_version);

@@ -49,6 +49,8 @@ struct LeadCase {
   std::vector<size_t> first_false_positives;
   // CompactFilterBuilder::SetExtraPlanes: version 4 (1) unless given.
   int extra_planes = kCompactExtraPlanesVersion3;
+  // CompactFilterBuilder::SetMixed: versions 4 and 6 (false) unless given.
+  bool mixed = false;
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -71,6 +73,11 @@ const std::vector<LeadCase>& Cases() {
        "e25a5f96a28a3dbe2c93854348c71297", 10267, {6607, 7289, 13655, 13679, 39018, 76071, 79325, 110610}, 4},
       {"V6TwoHundredThousandKeysAt11_5Lead48", 11.5, 0x5eed, 200000, 48,
        "621c0adf7055a5f05a27e213d6eb948b", 287952, {383, 1327, 2101, 2830, 3770, 3807, 4619, 11327}, 4},
+      // Version 8: version 7 after the lead (compact_golden_test's V7 cases).
+      {"V8FiveThousandKeysAt11Lead63", 11, 16, 5000, 63,
+       "6e3d23b75f3df146534ec36971813866", 7075, {1220, 1243, 3173, 5489, 5739, 5821, 7825, 8348}, 4, true},
+      {"V8TwoHundredThousandKeysAt7_26Lead48", 7.26, 17, 200000, 48,
+       "dcec82f58b0e1c88998d82b02770d277", 181784, {43, 67, 128, 275, 546, 589, 773, 1086}, 4, true},
   };
   // clang-format on
   return cases;
@@ -80,6 +87,7 @@ std::string Build(const LeadCase& c, size_t lead) {
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
   builder.SetLeadBytes(lead);
   builder.SetExtraPlanes(c.extra_planes);
+  builder.SetMixed(c.mixed);
   for (size_t i = 0; i < c.num_keys; ++i) builder.AddKey(Named("key", i));
   std::string bytes = builder.Finish();
   EXPECT_EQ(builder.fallback_reason(), "");
@@ -146,13 +154,15 @@ TEST_P(CompactLeadGolden, WholeFilterIsPinnedAndAnswersAsWithoutLead) {
   ASSERT_EQ(model::Parse(bytes, /*verify_checksum=*/true, &f), 0) << "the model rejects the filter";
   EXPECT_EQ(f.lead, c.lead);
   const bool many = c.extra_planes > 1;
-  EXPECT_EQ(bytes[bytes.size() - 9], many ? model::kVersionPlanesWithLead : model::kVersionWithLead);
+  EXPECT_EQ(bytes[bytes.size() - 9], c.mixed ? model::kVersionMixedWithLead
+                                     : many  ? model::kVersionPlanesWithLead
+                                             : model::kVersionWithLead);
   EXPECT_EQ(bytes.substr(0, c.lead), std::string(c.lead, '\0'));
 
-  // Version 3 (5) of the same keys: the bytes after the lead, but for the
-  // version byte and the checksum.
+  // Version 3 (5, 7) of the same keys: the bytes after the lead, but for
+  // the version byte and the checksum.
   const std::string plain = Build(c, 0);
-  ASSERT_EQ(plain[plain.size() - 9], many ? model::kVersionPlanes : model::kVersion);
+  ASSERT_EQ(plain[plain.size() - 9], c.mixed ? model::kVersionMixed : many ? model::kVersionPlanes : model::kVersion);
   ASSERT_EQ(plain.size() + c.lead, bytes.size());
   EXPECT_EQ(bytes.substr(c.lead, plain.size() - 9), plain.substr(0, plain.size() - 9));
   EXPECT_EQ(bytes.substr(bytes.size() - 8, 4), plain.substr(plain.size() - 8, 4));
@@ -183,7 +193,7 @@ TEST_P(CompactLeadGolden, WholeFilterIsPinnedAndAnswersAsWithoutLead) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions4And6, CompactLeadGolden, ::testing::Range(size_t{0}, Cases().size()),
+INSTANTIATE_TEST_SUITE_P(Versions4To8, CompactLeadGolden, ::testing::Range(size_t{0}, Cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& param_info) {
                            return std::string(Cases()[param_info.param].name);
                          });

@@ -53,7 +53,8 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
            ++r) {
         if (r > kMaxFingerprintBits) break;
         if (planes - r > MaxExtraPlanes(r)) continue;
-        ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected) << planes << " " << r;
+        ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
+            << planes << " " << r;
       }
 #endif
     }

@@ -1,6 +1,6 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Differential fuzz target for the compact filter (format versions 3 to 6),
+// Differential fuzz target for the compact filter (format versions 3 to 8),
 // against the independent model of docs/FORMAT.md
 // (tests/support/reference_compact.h). The first input byte picks one of:
 //  (a) even: the rest of the input is a filter, as read from a damaged or
@@ -14,20 +14,22 @@
 //  (b) odd: the rest is a key set (fuzzer keys and raw hashes, plus bulk
 //      hashes), a bits-per-key setting (NaN, +-inf and out-of-range values
 //      included), a seed, a layer limit, lead bytes (0..63, from the
-//      seed's high bits, so that the corpus keeps its meaning) and the
-//      extra planes (1 or 4, from another bit of the seed). The target
-//      builds the filter
-//      and checks: no stored key is ever answered "no" by any path, or by
-//      the model; the reader answers as the model on absent keys; the
-//      layer table and r are what FORMAT.md says the builder writes
-//      (CompactShapeFor, ceil(n_i / lambda) per layer), and the bits after
-//      the planes are 0; the lead is L zero bytes and the version 4 or 6
-//      iff L > 0, 5 or 6 iff lines may have several extra planes; a reused builder writes the same bytes; a build over
-//      the layer limit is a Bloom filter of the same keys.
+//      seed's high bits, so that the corpus keeps its meaning), the extra
+//      planes (1 or 4) and whether shapes may be mixed (other bits of the
+//      seed). The target builds the filter and checks: no stored key is
+//      ever answered "no" by any path, or by the model; the reader answers
+//      as the model on absent keys; the layer table, the sections and r
+//      are what FORMAT.md says the builder writes (CompactShapeFor,
+//      ceil(n_i / lambda) per layer), and the bits after the planes are 0;
+//      the lead is L zero bytes; the version is 3, 5 or 7 (one extra
+//      plane, several, a mixed shape), one more iff L > 0; a reused
+//      builder writes the same bytes; a build over the layer limit is a
+//      Bloom filter of the same keys.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -151,6 +153,7 @@ struct Case {
   int max_layers = 8;
   size_t lead = 0;
   int extra_planes = kCompactExtraPlanes;
+  bool mixed = true;
   std::vector<Entry> inserted;
   std::vector<std::string> probes;
   uint64_t absent_state = 0;  // for absent raw hashes
@@ -166,8 +169,11 @@ Case ReadCase(FuzzedDataProvider& in) {
   if ((c.seed >> 31) != 0) c.lead = (c.seed >> 24) % 64;
   // A quarter of the builds with one extra plane at most (versions 3, 4).
   if (((c.seed >> 20) & 3) == 0) c.extra_planes = kCompactExtraPlanesVersion3;
-  // Bulk hashes: filters of several lines and layers without a large input.
-  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 1200);
+  // A quarter without mixed shapes (versions 3 to 6 only).
+  if (((c.seed >> 18) & 3) == 0) c.mixed = false;
+  // Bulk hashes: filters of several lines and layers without a large input,
+  // and mixed shapes (from kMinMixedKeys keys) for most of those above 1,024.
+  const uint16_t bulk = in.ConsumeIntegralInRange<uint16_t>(0, 2400);
   uint64_t state = in.ConsumeIntegral<uint64_t>();
   for (uint16_t i = 0; i < bulk; ++i) c.inserted.push_back({.is_hash = true, .hash = SplitMix64(state)});
   c.absent_state = state;
@@ -203,20 +209,37 @@ void CheckBloomFallback(const Case& c, std::string_view bytes) {
   }
 }
 
-// The layer table, r and the spare bits, as FORMAT.md says a builder
-// writes them; `reaching[i]` is the number of keys that reach layer i.
-void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>& reaching, int version) {
-  const CompactShape shape = CompactShapeFor(c.bits_per_key, reaching[0], c.extra_planes);
+// The layer table, the sections, r and the spare bits, as FORMAT.md says a
+// builder writes them; `reaching[i]` is the number of keys that reach
+// layer i, `distinct` the keys' hashes.
+void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>& reaching,
+                const std::vector<uint64_t>& distinct, int version) {
+  const CompactShape shape = CompactShapeFor(c.bits_per_key, reaching[0], c.extra_planes, c.mixed);
   FUZZ_CHECK(f.r == shape.fingerprint_bits, "r from CompactShapeFor");
   const bool many = shape.extra_planes > 1;
-  FUZZ_CHECK(version == (many ? (c.lead > 0 ? model::kVersionPlanesWithLead : model::kVersionPlanes)
-                              : (c.lead > 0 ? model::kVersionWithLead : model::kVersion)),
-             "version 3 or 4 for one extra plane, else 5 or 6; 4 or 6 iff there are lead bytes");
+  const bool mixed = shape.low_share > 0;
+  FUZZ_CHECK(!mixed || (c.mixed && many && reaching[0] >= kMinMixedKeys), "mixed only as allowed");
+  const int plain = mixed ? model::kVersionMixed : many ? model::kVersionPlanes : model::kVersion;
+  FUZZ_CHECK(version == plain + (c.lead > 0 ? 1 : 0),
+             "version 3 for one extra plane, 7 for a mixed shape, else 5; one more iff there are lead bytes");
   FUZZ_CHECK(static_cast<int>(f.lines.size()) <= c.max_layers, "no more layers than allowed");
+  size_t low_keys = 0;
+  if (mixed) {
+    FUZZ_CHECK(f.low_threshold == static_cast<uint32_t>(std::llround(shape.low_share * 4294967296.0)),
+               "H = round(a 2^32)");
+    for (uint64_t h : distinct) low_keys += (h & 0xFFFFFFFFu) < f.low_threshold;
+    FUZZ_CHECK(f.low_lines == CompactLowSectionLines(low_keys, shape.low_keys_per_line),
+               "L_low = round(n_low / lambda_low)");
+  } else {
+    FUZZ_CHECK(f.low_threshold == 0 && f.low_lines == 0, "no sections unless mixed");
+  }
   uint64_t total = 0;
   for (size_t i = 0; i < f.lines.size(); ++i) {
     FUZZ_CHECK(reaching[i] > 0, "no layer without keys");
-    FUZZ_CHECK(f.lines[i] == CompactFirstLayerLines(reaching[i], shape.keys_per_line), "L_i = ceil(n_i / lambda)");
+    const uint32_t low_lines = i == 0 ? f.low_lines : 0;
+    FUZZ_CHECK(
+        f.lines[i] - low_lines == CompactFirstLayerLines(reaching[i] - (i == 0 ? low_keys : 0), shape.keys_per_line),
+        "L_i = ceil(n_i / lambda), layer 0's high section alike");
     total += f.lines[i];
   }
   for (uint64_t i = 0; i < total; ++i) {
@@ -252,7 +275,7 @@ void CheckCompact(const Case& c, std::string_view bytes) {
       FUZZ_CHECK(model::MayContainHash(f, distinct[k]), "the model answers stored keys true");
     }
   }
-  CheckShape(c, f, reaching, static_cast<unsigned char>(bytes[bytes.size() - 9]));
+  CheckShape(c, f, reaching, distinct, static_cast<unsigned char>(bytes[bytes.size() - 9]));
 
   std::vector<std::string_view> keys;
   for (const Entry& e : c.inserted) {
@@ -282,6 +305,7 @@ void CheckBuild(std::string_view input) {
   const Case c = ReadCase(in);
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
   builder.SetExtraPlanes(c.extra_planes);
+  builder.SetMixed(c.mixed);
   builder.TEST_SetMaxLayers(c.max_layers);
   builder.SetLeadBytes(c.lead);
   const std::string bytes = Build(c, builder);

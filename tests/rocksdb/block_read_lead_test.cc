@@ -189,9 +189,11 @@ TEST(BlockReadLead, SmallPolicyFilterIsVersion1) {
 }
 
 // The compact kind through the builder RocksDB drives: a filter of 1 MiB
-// or more gets the lead its block cache's allocator calls for (version 6),
-// and read from that allocator's memory its lines are cache-line aligned;
-// a small one, and any with align_blocks=false, has none (version 5).
+// or more gets the lead its block cache's allocator calls for (version 8:
+// the policy's compact filters mix lines of two plane counts at these
+// bits), and read from that allocator's memory its lines are cache-line
+// aligned; a small one, and any with align_blocks=false, has none (version
+// 7).
 TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy(NewLinebloomFilterPolicy(16, -1));
   // The policy's 16 Bloom bits per key are about 11.5 compact bits: 1.1 MiB.
@@ -199,7 +201,7 @@ TEST(BlockReadLead, LargeCompactPolicyFilterIsAlignedInTheBlockCachesMemory) {
   std::vector<std::string_view> views(keys.begin(), keys.end());
   BuildAndReadAtEachOffset(*policy, views, [](size_t lead, std::string_view bytes, const PolicyFilter& read) {
     ASSERT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
-    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 5 : 6) << "version";
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 9]), lead == 0 ? 7 : 8) << "version";
     EXPECT_EQ(bytes.substr(0, lead), std::string(lead, '\0'));
     reference::compact::Filter f;
     ASSERT_EQ(reference::compact::Parse(read.bytes(), /*verify_checksum=*/true, &f), 0);
@@ -215,7 +217,7 @@ TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterHasNoLead) {
   std::vector<std::string_view> views(keys.begin(), keys.end());
   const PolicyFilter small = BuildPolicyFilter(*small_policy, std::span(views).first(10000));
   ASSERT_EQ(DetectFilterKind(small.bytes()), FilterKind::kCompact);
-  EXPECT_EQ(small.bytes()[small.bytes().size() - 9], 5);
+  EXPECT_EQ(small.bytes()[small.bytes().size() - 9], 7);
 
   LinebloomPolicyOptions options;
   options.bits_per_key = 16;
@@ -225,7 +227,7 @@ TEST(BlockReadLead, SmallOrUnalignedCompactPolicyFilterHasNoLead) {
   auto allocator = std::make_shared<OffsetAllocator>(16);
   const PolicyFilter built = BuildWithAllocator(*policy, views, allocator);
   ASSERT_GE(built.bytes().size(), kLeadFromBytes);
-  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 5);
+  EXPECT_EQ(built.bytes()[built.bytes().size() - 9], 7);
   EXPECT_EQ(allocator->allocations(), 0) << "no probe";
   const PolicyFilter read = PolicyFilter::FromBytes(*policy, built.bytes(), allocator);
   for (std::string_view k : views) ASSERT_TRUE(read.MayMatch(k)) << k;

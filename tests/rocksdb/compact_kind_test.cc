@@ -219,28 +219,39 @@ TEST(RocksdbCompactKind, PolicyBuildsAndReadsCompactFilters) {
   }
 }
 
-// compact_extra_planes: the default (4) writes format version 5, whose
-// lines may have up to E(r) extra planes; 1 writes version 3, which older
-// releases read. From option strings, kept in the serialized options, and
-// both read by any policy.
+// compact_extra_planes and compact_mixed: the defaults (4, true) write
+// format version 7 (lines of up to E(r) extra planes, the first layer in
+// sections of r - 1 and r planes); compact_mixed=false version 5;
+// compact_extra_planes=1 version 3, which older releases read. From option
+// strings, kept in the serialized options, and all read by any policy.
 TEST(RocksdbCompactKind, ExtraPlanesChooseTheFormatVersion) {
   const auto keys = Keys(0, 20000, 2);
-  for (int extra : {0, 1, 4}) {
-    const std::string text = "id=linebloom;bits_per_key=14;compact_from_level=-1" +
-                             (extra > 0 ? ";compact_extra_planes=" + std::to_string(extra) : std::string());
+  struct Setting {
+    const char* text;
+    int extra;
+    bool mixed;
+    int version;
+  };
+  for (const Setting& s : {Setting{"", kCompactExtraPlanes, true, 7}, Setting{";compact_extra_planes=1", 1, true, 3},
+                           Setting{";compact_mixed=false", kCompactExtraPlanes, false, 5},
+                           Setting{";compact_extra_planes=4;compact_mixed=true", kCompactExtraPlanes, true, 7}}) {
+    const std::string text = std::string("id=linebloom;bits_per_key=14;compact_from_level=-1") + s.text;
     auto policy = FromString(text);
-    const int want = extra == 0 ? kCompactExtraPlanes : extra;
-    EXPECT_EQ(Linebloom(policy).options().compact_extra_planes, want) << text;
+    EXPECT_EQ(Linebloom(policy).options().compact_extra_planes, s.extra) << text;
+    EXPECT_EQ(Linebloom(policy).options().compact_mixed, s.mixed) << text;
     ::rocksdb::ConfigOptions config;
-    EXPECT_EQ(Linebloom(FromString(policy->ToString(config))).options().compact_extra_planes, want);
+    const auto reloaded = FromString(policy->ToString(config));
+    EXPECT_EQ(Linebloom(reloaded).options().compact_extra_planes, s.extra);
+    EXPECT_EQ(Linebloom(reloaded).options().compact_mixed, s.mixed);
 
     // compact_from_level=-1: every file, the default context's too.
     const std::vector<std::string_view> views(keys.begin(), keys.end());
     const PolicyFilter built = BuildPolicyFilter(*policy, views);
     const std::string_view bytes = built.bytes();
     ASSERT_EQ(DetectFilterKind(bytes), FilterKind::kCompact);
-    // 14 Bloom bits per key are about 10 compact bits: r = 8, E(8) = 4.
-    EXPECT_EQ(bytes[bytes.size() - 9], want > 1 ? 5 : 3) << text;
+    // 14 Bloom bits per key are about 10 compact bits: r = 8 or 9, E = 4,
+    // between two efficient settings.
+    EXPECT_EQ(bytes[bytes.size() - 9], s.version) << text;
     const PolicyFilter filter = PolicyFilter::FromBytes(*NewLinebloomFilterPolicy(10), bytes);
     for (const auto& k : keys) ASSERT_TRUE(filter.MayMatch(k)) << k;
   }
@@ -269,7 +280,7 @@ TEST(RocksdbCompactKind, MalformedCompactFiltersMayMatch) {
   }
   // A trailer of a version after the compact kind's: no known kind.
   std::string future = good;
-  future[future.size() - 9] = 7;
+  future[future.size() - 9] = 9;
   ASSERT_EQ(DetectFilterKind(future), FilterKind::kUnknown);
   const PolicyFilter unknown = PolicyFilter::FromBytes(*policy, future);
   EXPECT_TRUE(unknown.MayMatch("anything"));

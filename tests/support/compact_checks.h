@@ -30,11 +30,12 @@ inline ParseError ExpectedParseError(std::string_view bytes, bool verify_checksu
     case 8: return ParseError::kBadLayers;  // a layer of 0 lines
     case 9: return ParseError::kBadSize;    // size < 64 T + 4 M + 16, or != in versions 3 and 5
     case 10: return ParseError::kBadLeadBytes;
+    case 12: return ParseError::kBadLayers;  // the sections of a mixed filter
     default: return ParseError::kChecksumMismatch;
   }
 }
 
-// The trailer's version byte: 1 and 2 a Bloom filter, 3 to 6 a compact one;
+// The trailer's version byte: 1 and 2 a Bloom filter, 3 to 8 a compact one;
 // bytes too short for a trailer, or whose trailer lacks the magic, are no
 // linebloom filter.
 inline FilterKind ExpectedKind(std::string_view bytes) {
@@ -42,8 +43,7 @@ inline FilterKind ExpectedKind(std::string_view bytes) {
   const char* t = bytes.data() + bytes.size() - kTrailerBytes;
   if (std::memcmp(t + 8, "LBLM", 4) != 0) return FilterKind::kUnknown;
   if (t[7] == 1 || t[7] == 2) return FilterKind::kBloom;
-  const bool compact =
-      t[7] == kVersion || t[7] == kVersionWithLead || t[7] == kVersionPlanes || t[7] == kVersionPlanesWithLead;
+  const bool compact = t[7] >= kVersion && t[7] <= kVersionMixedWithLead;
   return compact ? FilterKind::kCompact : FilterKind::kUnknown;
 }
 

@@ -154,7 +154,7 @@ double CompactBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   const double bits = static_cast<double>(bytes - kFilterTrailerBytes) * 8 / static_cast<double>(num_entries);
   // Below the compact range no compact filter is built; the model's rate
   // at the minimum is then a lower bound.
-  return CompactFpr(ClampCompactBits(bits), num_entries, builder_.extra_planes());
+  return CompactFpr(ClampCompactBits(bits), num_entries, builder_.extra_planes(), builder_.mixed());
 }
 
 }  // namespace linebloom::rocksdb_plugin

@@ -71,6 +71,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void SetBitsPerKey(double bits_per_key);
   // CompactFilterBuilder::SetExtraPlanes.
   void SetExtraPlanes(int extra_planes) { builder_.SetExtraPlanes(extra_planes); }
+  // CompactFilterBuilder::SetMixed.
+  void SetMixed(bool mixed) { builder_.SetMixed(mixed); }
   double bits_per_key() const { return bits_per_key_; }
 
   // The filter, in a buffer of its exact size, after the lead bytes that

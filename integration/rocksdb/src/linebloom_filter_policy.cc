@@ -104,6 +104,9 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"compact_extra_planes",
        {offsetof(LinebloomPolicyOptions, compact_extra_planes), OptionType::kInt, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"compact_mixed",
+       {offsetof(LinebloomPolicyOptions, compact_mixed), OptionType::kBoolean, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -232,6 +235,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
         [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); },
         ReadMemory{options_.align_blocks, context.table_options.block_cache});
     builder->SetExtraPlanes(options_.compact_extra_planes);
+    builder->SetMixed(options_.compact_mixed);
     if (!options_.level_aware) return builder.release();
     return ObserveFilters(level_planner(), context, std::move(builder)).release();
   }
@@ -275,9 +279,10 @@ double LinebloomFilterPolicy::CompactBitsPerKey() const {
     // The compact model's rate no longer depends on the key count beyond
     // 2^16 keys (compact_math.cc), nor the Bloom filter's beyond a few
     // blocks: one setting serves every file.
-    // The model of the lines this policy writes (compact_extra_planes).
-    lazy.bits_per_key =
-        CompactBitsPerKeyFor(BlockedFpr(c, bloom.EffectiveProbes()), size_t{1} << 16, options_.compact_extra_planes);
+    // The model of the lines this policy writes (compact_extra_planes,
+    // compact_mixed).
+    lazy.bits_per_key = CompactBitsPerKeyFor(BlockedFpr(c, bloom.EffectiveProbes()), size_t{1} << 16,
+                                             options_.compact_extra_planes, options_.compact_mixed);
   });
   return lazy.bits_per_key;
 }

@@ -48,8 +48,8 @@
 //                    others Bloom; levels as RocksDB's Ribbon policy counts
 //                    them for bloom_before_level (NewFileFilterKind)
 //   compact_bottommost bool, default false: compact also for is_bottommost
-//   compact_extra_planes int in [1, 4], default 4: 1 writes the compact
-//                    format versions 3 and 4, which older releases read
+//   compact_extra_planes int in [1, 4], default 4; compact_mixed bool, default
+//   true: older readers read extra planes 1 (versions 3, 4), unmixed (3 to 6)
 // (Compact bits per key: CompactBitsPerKey, or the level's with level_aware.
 // Any policy reads both kinds; docs/ROCKSDB.md.)
 //
@@ -125,6 +125,11 @@ struct LinebloomPolicyOptions {
   // and 6; 1 versions 3 and 4, which older releases read too, at a higher
   // false-positive rate between the compact filter's efficient settings.
   int compact_extra_planes = kCompactExtraPlanes;
+  // Whether a compact filter's first layer may mix lines of r - 1 and r
+  // planes (CompactFilterBuilder::SetMixed): true writes format versions 7
+  // and 8 where that gives a lower false-positive rate for the bits; false
+  // versions 3 to 6, which older releases read too.
+  bool compact_mixed = true;
 };
 
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
