@@ -26,10 +26,11 @@
 namespace {
 
 // "measured ± sd" of the filter at `bits` over `queries` absent hashes.
-std::string Measure(double bits, size_t keys, int extra_planes, size_t queries) {
+std::string Measure(double bits, size_t keys, int extra_planes, bool mixed, size_t queries) {
   std::mt19937_64 rng(static_cast<uint64_t>(bits * 1000));
   linebloom::CompactFilterBuilder builder({.bits_per_key = bits});
   builder.SetExtraPlanes(extra_planes);
+  builder.SetMixed(mixed);
   for (size_t i = 0; i < keys; ++i) builder.AddHash(rng());
   const std::string bytes = builder.Finish();
   linebloom::CompactFilterReader reader;
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
   int extra_planes = linebloom::kCompactExtraPlanes;
   app.add_option("--extra_planes", extra_planes, "most planes a line gets above r (1: format version 3)")
       ->check(CLI::Range(1, linebloom::kCompactExtraPlanes));
+  bool mixed = true;
+  app.add_flag("--mixed,!--no-mixed", mixed, "mixed shapes where they do better (default; off: format versions 3 to 6)");
   bool measure = false;
   size_t queries = 4'000'000;
   app.add_flag("--measure", measure, "also build each filter and measure its rate");
@@ -90,17 +93,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf(
-      "| bits/key | r | keys/line | false-positive rate | second line | bits / log2(1/rate) | Bloom bits/key |%s\n",
+      "| bits/key | r | keys/line | share at r - 1 (keys/line) | false-positive rate | second line | bits / "
+      "log2(1/rate) | Bloom bits/key |%s\n",
       measure ? " measured |" : "");
-  std::printf("|---|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
+  std::printf("|---|---|---|---|---|---|---|---|%s\n", measure ? "---|" : "");
   for (double bits = from; bits <= to + 1e-9; bits += step) {
-    const linebloom::CompactShape shape = linebloom::CompactShapeFor(bits, keys, extra_planes);
+    const linebloom::CompactShape shape = linebloom::CompactShapeFor(bits, keys, extra_planes, mixed);
     const linebloom::CompactEstimate e = linebloom::EstimateCompact(shape, keys);
-    std::printf("| %.2f | %d | %.1f | %.4f %% | %.2f %% | %.3f | %.2f |", bits, shape.fingerprint_bits,
-                shape.keys_per_line, 100 * e.false_positive_rate, 100 * e.second_line_share,
+    char low[48] = "-";
+    if (shape.low_share > 0) std::snprintf(low, sizeof(low), "%.3f (%.1f)", shape.low_share, shape.low_keys_per_line);
+    std::printf("| %.2f | %d | %.1f | %s | %.4f %% | %.2f %% | %.3f | %.2f |", bits, shape.fingerprint_bits,
+                shape.keys_per_line, low, 100 * e.false_positive_rate, 100 * e.second_line_share,
                 bits / std::log2(1 / e.false_positive_rate),
                 linebloom::FilterOptions::ForFalsePositiveRate(e.false_positive_rate).bits_per_key);
-    std::printf("%s\n", measure ? (" " + Measure(bits, keys, extra_planes, queries) + " |").c_str() : "");
+    std::printf("%s\n", measure ? (" " + Measure(bits, keys, extra_planes, mixed, queries) + " |").c_str() : "");
   }
   return 0;
 }
