@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   app.add_option("--extra_planes", extra_planes, "most planes a line gets above r (1: format version 3)")
       ->check(CLI::Range(1, linebloom::kCompactExtraPlanes));
   bool mixed = true;
-  app.add_flag("--mixed,!--no-mixed", mixed, "mixed shapes where they do better (default; off: format versions 3 to 6)");
+  app.add_flag("--mixed,!--no-mixed", mixed,
+               "mixed shapes where they do better (default; off: format versions 3 to 6)");
   bool measure = false;
   size_t queries = 4'000'000;
   app.add_flag("--measure", measure, "also build each filter and measure its rate");
