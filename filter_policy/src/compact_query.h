@@ -34,13 +34,27 @@ struct CompactQuery {
     uint32_t order;
     unsigned forms;
   };
-  // The section by a comparison and selects, not a branch: a mixed
-  // filter's keys go to either at random.
-  static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
-    const bool low = static_cast<uint32_t>(hash) < r.low_threshold_;
-    const internal::compact::Slot slot = internal::compact::SlotOf(hash, low ? r.low_lines_ : r.high_lines_);
-    const unsigned char* data = low ? r.layers_[0].data : r.high_data_;
-    return {data + size_t{64} * slot.line, slot.order, low ? 8u : 0u};
+  // kMixed: the filter is mixed (its low_threshold_ is not 0); callers
+  // branch on that once per query or batch, a branch on the filter, so that
+  // other filters pay nothing for the sections. The section by a mask, not
+  // a branch (which compilers make of a conditional here): a mixed filter's
+  // keys go to either at random.
+  //   simple form: low = (uint32_t)hash < low_threshold_;
+  //   SlotOf(hash, low ? low_lines_ : high_lines_) from low ? layer 0 :
+  //   high_data_, forms low ? 8 : 0
+  template <bool kMixed>
+  __attribute__((always_inline)) static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
+    if (!kMixed) {
+      const internal::compact::Slot slot = internal::compact::SlotOf(hash, r.high_lines_);
+      return {r.high_data_ + size_t{64} * slot.line, slot.order, 0};
+    }
+    const uint64_t low = uint64_t{0} - (static_cast<uint32_t>(hash) < r.low_threshold_);
+    const uint32_t lines = r.high_lines_ ^ ((r.high_lines_ ^ r.low_lines_) & static_cast<uint32_t>(low));
+    const auto high = reinterpret_cast<uintptr_t>(r.high_data_);
+    const uintptr_t data = high ^ ((high ^ reinterpret_cast<uintptr_t>(r.layers_[0].data)) & low);
+    const internal::compact::Slot slot = internal::compact::SlotOf(hash, lines);
+    return {reinterpret_cast<const unsigned char*>(data) + size_t{64} * slot.line, slot.order,
+            static_cast<unsigned>(low & 8)};
   }
   // Whether the line answers the key (the key's order is below its
   // threshold; a line of extra planes, metadata byte >= 128, answers every
@@ -89,10 +103,15 @@ struct CompactQuery {
   // `Form` (PortableForm, Avx512Form).
   template <class Form>
   __attribute__((always_inline)) static bool QueryLayered(const CompactFilterReader& r, uint64_t hash) {
-    const Located at = LocateFirst(r, hash);
+    if (r.low_threshold_ == 0) return QueryLocated<Form, false>(r, hash);
+    return QueryLocated<Form, true>(r, hash);
+  }
+  template <class Form, bool kMixed>
+  __attribute__((always_inline)) static bool QueryLocated(const CompactFilterReader& r, uint64_t hash) {
+    const Located at = LocateFirst<kMixed>(r, hash);
     const internal::compact::KeyCode code = internal::compact::CodeOf(hash);
     if (__builtin_expect(!Holds(at), 0)) return Form::Bumped(r, hash);
-    return Form::Match(r, at.line, at.forms, code);
+    return Form::Match(r, at.line, kMixed ? at.forms : 0u, code);
   }
   // An empty filter (no layer) holds nothing.
   template <class Form>
@@ -123,17 +142,24 @@ struct CompactQuery {
   __attribute__((always_inline)) static void Batch(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
                                                    bool* out) {
     if (r.num_layers_ == 0) return std::fill(out, out + n, false);
+    if (r.low_threshold_ == 0) return BatchLocated<Form, false>(r, hashes, n, out);
+    BatchLocated<Form, true>(r, hashes, n, out);
+  }
+  template <class Form, bool kMixed>
+  __attribute__((always_inline)) static void BatchLocated(const CompactFilterReader& r, const uint64_t* hashes,
+                                                          size_t n, bool* out) {
     const bool straddles = (reinterpret_cast<uintptr_t>(r.layers_[0].data) & 63) != 0;
     Located at[kBatch];
     for (size_t i = 0; i < n; ++i) {
-      at[i] = LocateFirst(r, hashes[i]);
+      at[i] = LocateFirst<kMixed>(r, hashes[i]);
       __builtin_prefetch(at[i].line);
       if (straddles) __builtin_prefetch(at[i].line + 63);
     }
     Codes codes;
     Form::CodesOf(hashes, n, &codes);
     for (size_t i = 0; i < n; ++i) {
-      out[i] = Holds(at[i]) ? Form::Match(r, at[i].line, at[i].forms, codes[i]) : Form::Bumped(r, hashes[i]);
+      out[i] =
+          Holds(at[i]) ? Form::Match(r, at[i].line, kMixed ? at[i].forms : 0u, codes[i]) : Form::Bumped(r, hashes[i]);
     }
   }
 
