@@ -127,8 +127,9 @@ class LayerBuilder {
   }
 
  private:
+  // A branch on the layer alone: only a mixed filter's layer 0 has sections.
   Slot SlotOfKey(uint64_t h) const {
-    if (layer_ == 0) return FirstLayerSlotOf(h, sections_);
+    if (sections_.low_threshold != 0) return FirstLayerSlotOf(h, sections_);
     return SlotOf(LayerHash(h, layer_), lines_);
   }
 

@@ -168,10 +168,14 @@ struct Sections {
   uint32_t high_lines = 0;
 };
 inline bool InLowSection(uint64_t h, const Sections& s) { return static_cast<uint32_t>(h) < s.low_threshold; }
+// By masks, not the branch compilers make of the conditionals: the
+// sections of a mixed filter's keys are random.
+//   simple form: low = InLowSection(h, s); slot = SlotOf(h, low ?
+//   low_lines : high_lines); slot.line += low ? 0 : low_lines
 inline Slot FirstLayerSlotOf(uint64_t h, const Sections& s) {
-  const bool low = InLowSection(h, s);
-  Slot slot = SlotOf(h, low ? s.low_lines : s.high_lines);
-  slot.line += low ? 0 : s.low_lines;
+  const uint32_t low = 0u - static_cast<uint32_t>(InLowSection(h, s));
+  Slot slot = SlotOf(h, s.high_lines ^ ((s.high_lines ^ s.low_lines) & low));
+  slot.line += s.low_lines & ~low;
   return slot;
 }
 
