@@ -157,10 +157,22 @@ struct CompactQuery {
     }
     Codes codes;
     Form::CodesOf(hashes, n, &codes);
+    // The second layer's lines of the keys the first bumped (about 4 % of
+    // them), prefetched before the first answer too: where the filter is
+    // in memory they would otherwise be one miss after another.
+    if (r.num_layers_ > 1) {
+      for (size_t i = 0; i < n; ++i) {
+        if (!Holds(at[i])) __builtin_prefetch(SecondLayerLine(r, hashes[i]));
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       out[i] =
           Holds(at[i]) ? Form::Match(r, at[i].line, kMixed ? at[i].forms : 0u, codes[i]) : Form::Bumped(r, hashes[i]);
     }
+  }
+  static const unsigned char* SecondLayerLine(const CompactFilterReader& r, uint64_t hash) {
+    namespace c = internal::compact;
+    return r.layers_[1].data + size_t{64} * c::SlotOf(c::LayerHash(hash, 1), r.layers_[1].lines).line;
   }
 
   // The portable form: one plane at a time (AnswerPortable).
