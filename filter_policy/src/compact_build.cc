@@ -17,9 +17,11 @@
 // A layer of at most kScratchGroupKeys keys is grouped through a scratch of
 // its own size instead of in place: a stream of stores, not a chain of loads.
 //
-// The line written depends only on the set of keys stored in it
-// (compact_line_solver.h), so the order the hashes come in does not change
-// the filter's bytes.
+// A mixed filter's layer 0 places each key in its section's lines
+// (compact_layout.h, Sections), and its low lines get r - 1 planes; the
+// next layers are of r. The line written depends only on the set of keys
+// stored in it (compact_line_solver.h), so the order the hashes come in
+// does not change the filter's bytes.
 
 #include "compact_build.h"
 
