@@ -36,18 +36,16 @@ struct CompactQuery {
   };
   // kMixed: the filter is mixed (its low_threshold_ is not 0); callers
   // branch on that once per query or batch, a branch on the filter, so that
-  // other filters pay nothing for the sections. The section by a mask, not
-  // a branch (which compilers make of a conditional here): a mixed filter's
-  // keys go to either at random.
-  //   simple form: low = (uint32_t)hash < low_threshold_;
-  //   SlotOf(hash, low ? low_lines_ : high_lines_) from low ? layer 0 :
-  //   high_data_, forms low ? 8 : 0
+  // other filters pay nothing for the sections. A mixed filter's line is
+  // the builder's (FirstLayerSlotOf), its address selected from each
+  // section's start by masks, not a branch (keys go to either at random),
+  // so that the line offset's add is not on the way to the load.
+  //   simple form: slot = FirstLayerSlotOf(hash, {low_threshold_,
+  //   low_lines_, high_lines_}); line = layer 0 + 64 slot.line; forms =
+  //   InLowSection ? 8 : 0
   template <bool kMixed>
   __attribute__((always_inline)) static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
-    if (!kMixed) {
-      const internal::compact::Slot slot = internal::compact::SlotOf(hash, r.high_lines_);
-      return {r.high_data_ + size_t{64} * slot.line, slot.order, 0};
-    }
+    if (!kMixed) return LocateIn(r, 0, hash);
     const uint64_t low = uint64_t{0} - (static_cast<uint32_t>(hash) < r.low_threshold_);
     const uint32_t lines = r.high_lines_ ^ ((r.high_lines_ ^ r.low_lines_) & static_cast<uint32_t>(low));
     const auto high = reinterpret_cast<uintptr_t>(r.high_data_);
@@ -55,6 +53,13 @@ struct CompactQuery {
     const internal::compact::Slot slot = internal::compact::SlotOf(hash, lines);
     return {reinterpret_cast<const unsigned char*>(data) + size_t{64} * slot.line, slot.order,
             static_cast<unsigned>(low & 8)};
+  }
+  // The key's line and order in `layer` (any layer of a filter that is not
+  // mixed, or layer 1 on).
+  __attribute__((always_inline)) static Located LocateIn(const CompactFilterReader& r, int layer, uint64_t hash) {
+    namespace c = internal::compact;
+    const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
+    return {r.layers_[layer].data + size_t{64} * slot.line, slot.order, 0};
   }
   // Whether the line answers the key (the key's order is below its
   // threshold; a line of extra planes, metadata byte >= 128, answers every
@@ -65,10 +70,8 @@ struct CompactQuery {
   // bumped; nullptr if every layer bumped it, which a builder never writes:
   // a damaged filter may match, and the forms' Bumped answer "may match".
   static const unsigned char* FindBumpedLine(const CompactFilterReader& r, uint64_t hash) {
-    namespace c = internal::compact;
     for (int layer = 1; layer < r.num_layers_; ++layer) {
-      const c::Slot slot = c::SlotOf(c::LayerHash(hash, layer), r.layers_[layer].lines);
-      const Located at{r.layers_[layer].data + size_t{64} * slot.line, slot.order, 0};
+      const Located at = LocateIn(r, layer, hash);
       if (Holds(at)) return at.line;
     }
     return nullptr;
@@ -162,17 +165,13 @@ struct CompactQuery {
     // in memory they would otherwise be one miss after another.
     if (r.num_layers_ > 1) {
       for (size_t i = 0; i < n; ++i) {
-        if (!Holds(at[i])) __builtin_prefetch(SecondLayerLine(r, hashes[i]));
+        if (!Holds(at[i])) __builtin_prefetch(LocateIn(r, 1, hashes[i]).line);
       }
     }
     for (size_t i = 0; i < n; ++i) {
       out[i] =
           Holds(at[i]) ? Form::Match(r, at[i].line, kMixed ? at[i].forms : 0u, codes[i]) : Form::Bumped(r, hashes[i]);
     }
-  }
-  static const unsigned char* SecondLayerLine(const CompactFilterReader& r, uint64_t hash) {
-    namespace c = internal::compact;
-    return r.layers_[1].data + size_t{64} * c::SlotOf(c::LayerHash(hash, 1), r.layers_[1].lines).line;
   }
 
   // The portable form: one plane at a time (AnswerPortable).

@@ -153,8 +153,8 @@ class CompactFilterReader {
   int fingerprint_bits_ = 0;
   // Where a key's first-layer line is: a key whose hash's low 32 bits are
   // below low_threshold_ (none where the filter is not mixed) at its line
-  // among the low_lines_ of layer 0's data, any other among the
-  // high_lines_ from high_data_.
+  // among the low_lines_ of layer 0, any other among the high_lines_ after
+  // them, from high_data_ (kept: a query selects it, not computes it).
   uint32_t low_threshold_ = 0;
   uint32_t low_lines_ = 0;
   uint32_t high_lines_ = 0;
