@@ -297,26 +297,34 @@ CompactShape SearchShape(double bits_per_key, size_t num_keys, int extra_planes)
   return best;
 }
 
+// Beyond this many keys the line loads are Poisson to within the model's
+// precision: one shape serves every larger filter.
+constexpr size_t kPoissonKeys = size_t{1} << 16;
+
 // The efficient setting of r: the most keys per line at which its lines
 // bump at most kMaxBumpedKeyShare, to 1/1024 of a key (bisection; the
-// bumped share rises with the load), and its first layer there. Kept per
-// thread for the last few (r, extra planes, keys).
+// bumped share rises with the load), and its first layer there, for
+// Poisson line loads (kPoissonKeys). One setting per r serves every key
+// count: a store's files and partitions, each of its own count, mix
+// without a bisection each (a smaller filter's lines, binomially loaded,
+// bump a little less there). Kept per thread for the last few (r, extra
+// planes).
 struct Vertex {
   double keys_per_line = 0;
   FirstLayer first;
 };
-Vertex VertexOf(int r, int extra_planes, size_t num_keys) {
+Vertex VertexOf(int r, int extra_planes) {
   struct Entry {
     int r = -1;
     int extra_planes = 0;
-    size_t keys = 0;
     Vertex vertex;
   };
   thread_local std::array<Entry, 16> memo;
   thread_local size_t next = 0;
   for (const Entry& m : memo) {
-    if (m.r == r && m.extra_planes == extra_planes && m.keys == num_keys) return m.vertex;
+    if (m.r == r && m.extra_planes == extra_planes) return m.vertex;
   }
+  constexpr size_t num_keys = kPoissonKeys;
   LineModel& model = ModelOf(r, EffectiveExtraPlanes(r, extra_planes));
   // The first layer depends on the load only through its line count, an
   // integer: once the bisection's interval is narrower than a line's
@@ -343,7 +351,7 @@ Vertex VertexOf(int r, int extra_planes, size_t num_keys) {
     (first_at(mid).bumped_key_share <= kMaxBumpedKeyShare ? lo : hi) = mid;
   }
   const Vertex v{lo, first_at(lo)};
-  memo[next++ % memo.size()] = {r, extra_planes, num_keys, v};
+  memo[next++ % memo.size()] = {r, extra_planes, v};
   return v;
 }
 
@@ -353,9 +361,9 @@ Vertex VertexOf(int r, int extra_planes, size_t num_keys) {
 // and its bumped share s_1 of keys in the next layers at the high lines'
 // 512 / (lambda_2 (1 - s_2)) = X_2 each; the others X_2. Spending the
 // bits: a X_1 + (1 - a) X_2 = bits, X_1 = 512 / lambda_1 + s_1 X_2.
-bool MixFor(double bits_per_key, size_t num_keys, int r, int extra_planes, CompactShape* shape) {
-  const Vertex low = VertexOf(r - 1, extra_planes, num_keys);
-  const Vertex high = VertexOf(r, extra_planes, num_keys);
+bool MixFor(double bits_per_key, int r, int extra_planes, CompactShape* shape) {
+  const Vertex low = VertexOf(r - 1, extra_planes);
+  const Vertex high = VertexOf(r, extra_planes);
   const double x2 = 512.0 / (high.keys_per_line * (1 - high.first.bumped_key_share));
   const double x1 = 512.0 / low.keys_per_line + low.first.bumped_key_share * x2;
   if (!(x1 < bits_per_key && bits_per_key < x2)) return false;
@@ -374,7 +382,7 @@ CompactShape SearchMixedShape(double bits_per_key, size_t num_keys, int extra_pl
     // The mixes around the load: r - 1 holds more keys per line, r fewer.
     if (ColumnsFor(r) > 1.2 * keys_per_512 + 4 || ColumnsFor(r - 1) < 0.8 * keys_per_512) continue;
     CompactShape shape;
-    if (!MixFor(bits_per_key, num_keys, r, extra_planes, &shape)) continue;
+    if (!MixFor(bits_per_key, r, extra_planes, &shape)) continue;
     // The rate of the shares' own key counts (and line roundings).
     const double fpr = EstimateCompact(shape, num_keys).false_positive_rate;
     if (fpr < best_fpr) {
@@ -397,11 +405,10 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_pla
   extra_planes = std::clamp(extra_planes, 1, kCompactExtraPlanes);
   num_keys = std::max<size_t>(num_keys, 1);
   mixed = mixed && extra_planes > 1 && num_keys >= kMinMixedKeys;
-  // Beyond 2^16 keys the line loads are Poisson to within the model's
-  // precision: one shape serves every larger filter. A small per-thread
-  // memo spares the search to a run of filters built alike (RocksDB's
-  // partitions, a store's files).
-  size_t model_keys = std::min<size_t>(num_keys, size_t{1} << 16);
+  // One shape serves every filter of kPoissonKeys keys or more. A small
+  // per-thread memo spares the search to a run of filters built alike
+  // (RocksDB's partitions, a store's files).
+  size_t model_keys = std::min(num_keys, kPoissonKeys);
   struct Entry {
     double bits = -1;
     size_t keys = 0;

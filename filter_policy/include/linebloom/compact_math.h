@@ -84,7 +84,8 @@ struct CompactEstimate {
 // whose lines bump at most 4.5 % of the keys, the one of lowest modeled
 // false-positive rate -- one r at the load the bits give, or, with `mixed`
 // and at least kMinMixedKeys keys, the mix of the efficient settings of
-// r - 1 and r around them. Lines get up to `extra_planes` planes above r
+// r - 1 and r around them (those of Poisson line loads, a large filter's,
+// for every key count). Lines get up to `extra_planes` planes above r
 // (kCompactExtraPlanesVersion3: filters that readers from before format
 // version 5 read; clamped to 1..4; mixed shapes need more than 1). Without
 // `mixed`, filters stay readable by readers from before version 7.
