@@ -306,9 +306,9 @@ constexpr size_t kPoissonKeys = size_t{1} << 16;
 // bumped share rises with the load), and its first layer there, for
 // Poisson line loads (kPoissonKeys). One setting per r serves every key
 // count: a store's files and partitions, each of its own count, mix
-// without a bisection each (a smaller filter's lines, binomially loaded,
-// bump a little less there). Kept per thread for the last few (r, extra
-// planes).
+// without a bisection each (a smaller filter's bumped share moves a
+// little either way: its sections' lines round to whole lines). Kept per
+// thread for the last few (r, extra planes).
 struct Vertex {
   double keys_per_line = 0;
   FirstLayer first;
