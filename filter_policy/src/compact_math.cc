@@ -326,31 +326,12 @@ Vertex VertexOf(int r, int extra_planes) {
   }
   constexpr size_t num_keys = kPoissonKeys;
   LineModel& model = ModelOf(r, EffectiveExtraPlanes(r, extra_planes));
-  // The first layer depends on the load only through its line count, an
-  // integer: once the bisection's interval is narrower than a line's
-  // worth of load, its steps ask the same one or two counts again, so the
-  // last two are kept.
-  struct Known {
-    size_t lines = 0;
-    FirstLayer first;
-  };
-  std::array<Known, 2> known;
-  size_t newest = 0;
-  const auto first_at = [&](double keys_per_line) {
-    const size_t lines = CompactFirstLayerLines(num_keys, keys_per_line);
-    for (const Known& k : known) {
-      if (k.lines == lines) return k.first;
-    }
-    newest ^= 1;
-    known[newest] = {lines, FirstLayerWith(model, keys_per_line, num_keys)};
-    return known[newest].first;
-  };
   double lo = 0.5 * ColumnsFor(r), hi = ColumnsFor(r) + 8.0;
   while (hi - lo > 1.0 / 1024) {
     const double mid = (lo + hi) / 2;
-    (first_at(mid).bumped_key_share <= kMaxBumpedKeyShare ? lo : hi) = mid;
+    (FirstLayerWith(model, mid, num_keys).bumped_key_share <= kMaxBumpedKeyShare ? lo : hi) = mid;
   }
-  const Vertex v{lo, first_at(lo)};
+  const Vertex v{lo, FirstLayerWith(model, lo, num_keys)};
   memo[next++ % memo.size()] = {r, extra_planes, v};
   return v;
 }
