@@ -1,8 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // Forward elimination of a compact-filter line's equations column by
-// column (two columns per step of the dependency chain, compact_sweep.cc),
-// with AVX-512 (compact_line_solver.h). Internal header.
+// column, with AVX-512 (compact_line_solver.h): on the equations as they
+// are, two columns per step of the dependency chain (compact_sweep.cc), or
+// on their transpose, one bit mask per column (compact_sweep_transposed.cc).
+// Internal header.
 //
 // Equation i is two words: the row's bits 0..63 and its bits 64..C-1 with
 // the fingerprint above them (C > 64), or the row and the fingerprint
@@ -44,6 +46,12 @@ void SweepEquationsOf(const uint64_t* hashes, size_t count, int columns, int pla
 // aligned) over columns 0..columns-1 in place. pivot_of[p] becomes the
 // equation that is the pivot of column p, or -1. Returns the first
 // equation that contradicts the ones before it, or count.
+// The transposed sweep (compact_sweep_transposed.cc) where the CPU has
+// AVX512_VBMI and GFNI (HasTransposedSweep), else the blocked one; both
+// give the same equations, pivots and result.
 size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
+bool HasTransposedSweep();
+size_t SweepColumnsBlocked(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
+size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
 
 }  // namespace linebloom::internal::compact

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compact_back_substitution.h"
@@ -128,36 +129,47 @@ size_t SweepByDefinition(std::vector<uint64_t>& lo, std::vector<uint64_t>& hi, s
 
 // Random systems of every size and width, with repeated rows (dependent
 // equations, their fingerprints agreeing or not) and rows confined to a few
-// columns (free columns inside a block): the vector sweep leaves the same
-// equations and pivots as the definition.
+// columns (free columns inside a block, or a group of eight), the arrays
+// past the padding not zero: both vector sweeps leave the same equations
+// and pivots as the definition, and the one SweepColumns picks is one of
+// them.
 TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
   namespace c = internal::compact;
   if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
+  using Sweep = size_t (*)(uint64_t*, uint64_t*, size_t, int, int8_t*);
+  std::vector<std::pair<const char*, Sweep>> sweeps = {{"blocked", &c::SweepColumnsBlocked},
+                                                       {"default", &c::SweepColumns}};
+  if (c::HasTransposedSweep()) sweeps.emplace_back("transposed", &c::SweepColumnsTransposed);
   std::mt19937_64 rng(77);
-  for (int planes = c::kMinFingerprintBits; planes <= 12; ++planes) {
-    const int columns = c::ColumnsFor(planes);
-    for (size_t count : {size_t{1}, size_t{7}, size_t{40}, size_t{64}, size_t{65}, static_cast<size_t>(columns + 3),
-                         c::kMaxSweepKeys}) {
-      for (int trial = 0; trial < 20; ++trial) {
-        const c::Bits128 mask = c::LowMask(trial % 3 == 0 ? std::min(columns, 24) : columns);
-        alignas(64) uint64_t lo[c::kMaxSweepKeys] = {};
-        alignas(64) uint64_t hi[c::kMaxSweepKeys] = {};
-        for (size_t e = 0; e < count; ++e) {
-          c::Bits128 row = c::Bits128{rng(), rng()} & mask;
-          const uint64_t fp = rng() >> (64 - planes);
-          if (e > 0 && rng() % 5 == 0) row = {lo[e / 2], columns > 64 ? hi[e / 2] & c::LowMask(columns - 64).lo : 0};
-          lo[e] = row.lo;
-          hi[e] = columns > 64 ? row.hi | fp << (columns - 64) : fp;
-        }
-        std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
-        std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
-        const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
-        int8_t pivot_of[128];
-        ASSERT_EQ(c::SweepColumns(lo, hi, count, columns, pivot_of), expected) << planes << " " << count;
-        for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
-        for (size_t e = 0; e < count; ++e) {
-          ASSERT_EQ(lo[e], ref_lo[e]) << planes << " " << count << " " << e;
-          ASSERT_EQ(hi[e], ref_hi[e]) << planes << " " << count << " " << e;
+  for (const auto& [name, sweep] : sweeps) {
+    for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
+      const int columns = c::ColumnsFor(planes);
+      for (size_t count : {size_t{1}, size_t{7}, size_t{40}, size_t{63}, size_t{64}, size_t{65},
+                           static_cast<size_t>(columns + 3), c::kMaxSweepKeys}) {
+        for (int trial = 0; trial < 20; ++trial) {
+          const c::Bits128 mask = c::LowMask(trial % 3 == 0 ? std::min(columns, 24) : columns);
+          alignas(64) uint64_t lo[c::kMaxSweepKeys];
+          alignas(64) uint64_t hi[c::kMaxSweepKeys];
+          for (size_t e = 0; e < c::kMaxSweepKeys; ++e) lo[e] = hi[e] = rng();
+          for (size_t e = 0; e < (count + 7) / 8 * 8; ++e) {
+            c::Bits128 row = c::Bits128{rng(), rng()} & mask;
+            const uint64_t fp = rng() >> (64 - planes);
+            if (e > 0 && rng() % 5 == 0) row = {lo[e / 2], columns > 64 ? hi[e / 2] & c::LowMask(columns - 64).lo : 0};
+            lo[e] = e < count ? row.lo : 0;
+            hi[e] = e >= count ? 0 : columns > 64 ? row.hi | fp << (columns - 64) : fp;
+          }
+          std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+          std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+          const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+          int8_t pivot_of[128];
+          ASSERT_EQ(sweep(lo, hi, count, columns, pivot_of), expected) << name << " " << planes << " " << count;
+          for (int p = 0; p < columns; ++p) {
+            ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << name << " " << planes << " " << count << " " << p;
+          }
+          for (size_t e = 0; e < count; ++e) {
+            ASSERT_EQ(lo[e], ref_lo[e]) << name << " " << planes << " " << count << " " << e;
+            ASSERT_EQ(hi[e], ref_hi[e]) << name << " " << planes << " " << count << " " << e;
+          }
         }
       }
     }
