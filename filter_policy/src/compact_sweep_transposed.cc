@@ -102,18 +102,23 @@ LINEBLOOM_TRANSPOSED_INLINE void Transpose64(const __m512i* in, __m512i* out) {
   for (int w = 0; w < 8; ++w) out[w] = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, transpose_bytes, x[w]);
 }
 
-// The transposed system of up to 64 equations: lanes[g] is group g of the
-// masks (groups 0..7 the low words' lanes, 8..15 the high words'). Only the
+// The transposed system of up to 64 equations of a line of kPlanes planes
+// (or fewer planes of the same columns): lanes[g] is group g of the masks
+// (groups 0..7 the low words' lanes, 8..15 the high words'). Only the
 // groups that can hold a bit are kept: the low words' first kLo (the
-// columns below 64) and the high words' first kHi.
-template <int kLo, int kHi>
+// columns below 64) and the high words' first kHi. Everything that depends
+// on the column count is known at compile time, so the unrolled columns
+// run without a branch.
+template <int kPlanes>
 struct TransposedSweep {
+  static constexpr int kColumns = ColumnsFor(kPlanes);
+  static constexpr int kLo = (std::min(kColumns, 64) + 7) / 8;
+  static constexpr int kHi = ((kColumns > 64 ? kColumns - 64 + kPlanes : kPlanes) + 7) / 8;
   static constexpr bool Kept(int g) { return g < kLo || (g >= 8 && g < 8 + kHi); }
 
   __m512i lanes[16];
   uint64_t pivots = 0;
-  int columns;
-  int8_t* pivot_of;
+  int8_t pivot_of[128];
 
   // Equations [0, count) of lo and hi in (count <= 64), the rest zero.
   LINEBLOOM_TRANSPOSED_INLINE void Load(const uint64_t* lo, const uint64_t* hi, size_t count) {
@@ -141,8 +146,12 @@ struct TransposedSweep {
   // Column 8 kGroup + kStep, whose group's lanes are `col` (scalars).
   template <int kGroup, int kStep>
   LINEBLOOM_TRANSPOSED_INLINE void Column(uint64_t (&col)[8]) {
-    const int p = 8 * kGroup + kStep;
-    if (p >= columns) return;
+    constexpr int p = 8 * kGroup + kStep;
+    if constexpr (p < kColumns) ColumnAt<kGroup, kStep>(col);
+  }
+  template <int kGroup, int kStep>
+  LINEBLOOM_TRANSPOSED_INLINE void ColumnAt(uint64_t (&col)[8]) {
+    constexpr int p = 8 * kGroup + kStep;
     const uint64_t cand = col[kStep] & ~pivots;
     const uint64_t pivot = cand & (0 - cand);
     const uint64_t others = cand ^ pivot;
@@ -177,8 +186,7 @@ struct TransposedSweep {
   // The columns of group kGroup (lanes 8 kGroup..), if it holds any.
   template <int kGroup>
   LINEBLOOM_TRANSPOSED_INLINE void Group() {
-    if constexpr (Kept(kGroup)) {
-      if (8 * kGroup >= columns) return;
+    if constexpr (Kept(kGroup) && 8 * kGroup < kColumns) {
       alignas(64) uint64_t col[8];
       _mm512_store_si512(col, lanes[kGroup]);
       Columns<kGroup>(col, std::make_integer_sequence<int, 8>());
@@ -208,32 +216,29 @@ struct TransposedSweep {
   }
 };
 
-template <int kLo, int kHi>
-LINEBLOOM_TRANSPOSED_TARGET size_t SweepTransposedWith(uint64_t* lo, uint64_t* hi, size_t count, int columns,
-                                                       int8_t* pivot_of) {
-  TransposedSweep<kLo, kHi> s;
-  s.columns = columns;
-  s.pivot_of = pivot_of;
+template <int kPlanes>
+LINEBLOOM_TRANSPOSED_TARGET size_t SweepTransposedWith(uint64_t* lo, uint64_t* hi, size_t count, int8_t* pivot_of) {
+  TransposedSweep<kPlanes> s;
   s.Load(lo, hi, count);
   s.Groups(std::make_integer_sequence<int, 16>());
   const size_t first = s.FirstContradiction(count);
   s.Store(lo, hi, count);
+  std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes>::kColumns);
   return first;
 }
 
-// The groups each plane count keeps: the columns' below 64, and the high
-// words' bits (columns from 64 on, then the R fingerprint bits).
-constexpr int LowGroupsFor(int planes) { return (std::min(ColumnsFor(planes), 64) + 7) / 8; }
-constexpr int HighBitsFor(int planes) {
-  return ColumnsFor(planes) > 64 ? ColumnsFor(planes) - 64 + planes : planes;
-}
-constexpr int HighGroupsFor(int planes) { return (HighBitsFor(planes) + 7) / 8; }
-
-using SweepFn = size_t (*)(uint64_t*, uint64_t*, size_t, int, int8_t*);
+using SweepFn = size_t (*)(uint64_t*, uint64_t*, size_t, int8_t*);
 constexpr int kMaxSweepPlanes = kMaxPlanes;
+// One sweep per column count, that of its most planes (the others of the
+// same columns are never asked for: nullptr).
+template <int kPlanes>
+constexpr SweepFn SweepFor() {
+  if constexpr (kPlanes < kMaxSweepPlanes && ColumnsFor(kPlanes + 1) == ColumnsFor(kPlanes)) return nullptr;
+  return &SweepTransposedWith<kPlanes>;
+}
 template <int... kIs>
 constexpr std::array<SweepFn, sizeof...(kIs)> SweepTable(std::integer_sequence<int, kIs...>) {
-  return {&SweepTransposedWith<LowGroupsFor(kMinFingerprintBits + kIs), HighGroupsFor(kMinFingerprintBits + kIs)>...};
+  return {SweepFor<kMinFingerprintBits + kIs>()...};
 }
 constexpr auto kSweeps = SweepTable(std::make_integer_sequence<int, kMaxSweepPlanes - kMinFingerprintBits + 1>());
 
@@ -250,10 +255,11 @@ size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int colu
   // equations would take two masks a lane, and the vector work, not the
   // chain, then bounds the sweep: the blocked one is as fast.
   const int planes = kPlaneBits / columns;
-  if (count > 64 || planes < kMinFingerprintBits || planes > kMaxSweepPlanes || ColumnsFor(planes) != columns) {
-    return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
-  }
-  return kSweeps[planes - kMinFingerprintBits](lo, hi, count, columns, pivot_of);
+  const SweepFn sweep = planes >= kMinFingerprintBits && planes <= kMaxSweepPlanes && ColumnsFor(planes) == columns
+                            ? kSweeps[planes - kMinFingerprintBits]
+                            : nullptr;
+  if (count > 64 || sweep == nullptr) return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
+  return sweep(lo, hi, count, pivot_of);
 }
 
 #else
