@@ -102,84 +102,115 @@ LINEBLOOM_TRANSPOSED_INLINE void Transpose64(const __m512i* in, __m512i* out) {
   for (int w = 0; w < 8; ++w) out[w] = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, transpose_bytes, x[w]);
 }
 
-// The transposed system of up to 64 equations of a line of kPlanes planes
-// (or fewer planes of the same columns): lanes[g] is group g of the masks
-// (groups 0..7 the low words' lanes, 8..15 the high words'). Only the
-// groups that can hold a bit are kept: the low words' first kLo (the
-// columns below 64) and the high words' first kHi. Everything that depends
-// on the column count is known at compile time, so the unrolled columns
-// run without a branch.
-template <int kPlanes>
+// The transposed system of up to 64 kHalves equations of a line of kPlanes
+// planes (or fewer planes of the same columns): lanes[h][g] is group g of
+// the masks of equations 64h..64h + 63 (groups 0..7 the low words' lanes,
+// 8..15 the high words'). Only the groups that can hold a bit are kept: the
+// low words' first kLo (the columns below 64) and the high words' first
+// kHi. Everything that depends on the column count is known at compile
+// time, so the unrolled columns run without a branch.
+template <int kPlanes, int kHalves>
 struct TransposedSweep {
   static constexpr int kColumns = ColumnsFor(kPlanes);
   static constexpr int kLo = (std::min(kColumns, 64) + 7) / 8;
   static constexpr int kHi = ((kColumns > 64 ? kColumns - 64 + kPlanes : kPlanes) + 7) / 8;
   static constexpr bool Kept(int g) { return g < kLo || (g >= 8 && g < 8 + kHi); }
+  using Lanes = uint64_t[kHalves][8];  // a group's lanes as scalars
 
-  __m512i lanes[16];
-  uint64_t pivots = 0;
+  __m512i lanes[kHalves][16];
+  uint64_t pivots[kHalves] = {};
   int8_t pivot_of[128];
 
-  // Equations [0, count) of lo and hi in (count <= 64), the rest zero.
+  // Equations [0, count) of lo and hi in (count <= 64 kHalves), the rest
+  // zero.
   LINEBLOOM_TRANSPOSED_INLINE void Load(const uint64_t* lo, const uint64_t* hi, size_t count) {
     const size_t vectors = (count + 7) / 8;
-    for (int word = 0; word < 2; ++word) {
-      const uint64_t* in = word == 0 ? lo : hi;
-      __m512i rows[8];
-      for (size_t v = 0; v < 8; ++v) rows[v] = v < vectors ? _mm512_load_si512(in + 8 * v) : _mm512_setzero_si512();
-      Transpose64(rows, lanes + 8 * word);
+    for (int h = 0; h < kHalves; ++h) {
+      for (int word = 0; word < 2; ++word) {
+        const uint64_t* in = word == 0 ? lo : hi;
+        __m512i rows[8];
+        for (size_t v = 0; v < 8; ++v) {
+          const size_t at = 8 * static_cast<size_t>(h) + v;
+          rows[v] = at < vectors ? _mm512_load_si512(in + 8 * at) : _mm512_setzero_si512();
+        }
+        Transpose64(rows, lanes[h] + 8 * word);
+      }
     }
   }
 
   // The equations back out, the vectors that held any of [0, count).
   LINEBLOOM_TRANSPOSED_INLINE void Store(uint64_t* lo, uint64_t* hi, size_t count) const {
     const size_t vectors = (count + 7) / 8;
-    for (int word = 0; word < 2; ++word) {
-      __m512i t[8], rows[8];
-      for (int g = 0; g < 8; ++g) t[g] = Kept(8 * word + g) ? lanes[8 * word + g] : _mm512_setzero_si512();
-      Transpose64(t, rows);
-      uint64_t* out = word == 0 ? lo : hi;
-      for (size_t v = 0; v < vectors; ++v) _mm512_store_si512(out + 8 * v, rows[v]);
+    for (int h = 0; h < kHalves; ++h) {
+      for (int word = 0; word < 2; ++word) {
+        __m512i t[8], rows[8];
+        for (int g = 0; g < 8; ++g) t[g] = Kept(8 * word + g) ? lanes[h][8 * word + g] : _mm512_setzero_si512();
+        Transpose64(t, rows);
+        uint64_t* out = word == 0 ? lo : hi;
+        for (size_t v = 0; v < 8; ++v) {
+          const size_t at = 8 * static_cast<size_t>(h) + v;
+          if (at < vectors) _mm512_store_si512(out + 8 * at, rows[v]);
+        }
+      }
     }
   }
 
-  // Column 8 kGroup + kStep, whose group's lanes are `col` (scalars).
+  // Column 8 kGroup + kStep, whose group's lanes are `col`.
   template <int kGroup, int kStep>
-  LINEBLOOM_TRANSPOSED_INLINE void Column(uint64_t (&col)[8]) {
+  LINEBLOOM_TRANSPOSED_INLINE void Column(Lanes& col) {
     constexpr int p = 8 * kGroup + kStep;
     if constexpr (p < kColumns) ColumnAt<kGroup, kStep>(col);
   }
   template <int kGroup, int kStep>
-  LINEBLOOM_TRANSPOSED_INLINE void ColumnAt(uint64_t (&col)[8]) {
-    constexpr int p = 8 * kGroup + kStep;
-    const uint64_t cand = col[kStep] & ~pivots;
-    const uint64_t pivot = cand & (0 - cand);
-    const uint64_t others = cand ^ pivot;
-    pivots |= pivot;
-    pivot_of[p] = static_cast<int8_t>(pivot != 0 ? std::countr_zero(pivot) : -1);
+  LINEBLOOM_TRANSPOSED_INLINE void ColumnAt(Lanes& col) {
+    uint64_t pivot[kHalves], others[kHalves];
+    uint64_t before = 0;  // candidates in the halves below
+    for (int h = 0; h < kHalves; ++h) {
+      const uint64_t cand = col[h][kStep] & ~pivots[h];
+      // The lowest candidate: the second half's only where the first has none.
+      pivot[h] = cand & (0 - cand) & (0 - static_cast<uint64_t>(before == 0));
+      before |= cand;
+      others[h] = cand ^ pivot[h];
+      pivots[h] |= pivot[h];
+    }
+    int index = -1;
+    for (int h = kHalves - 1; h >= 0; --h) index = pivot[h] != 0 ? 64 * h + std::countr_zero(pivot[h]) : index;
+    pivot_of[8 * kGroup + kStep] = static_cast<int8_t>(index);
     UpdateLanes<kStep>(col, pivot, others, std::make_integer_sequence<int, 8>());
-    UpdateGroups<kGroup>(_mm512_set1_epi64(static_cast<long long>(pivot)),
-                         _mm512_set1_epi64(static_cast<long long>(others)), std::make_integer_sequence<int, 16>());
+    __m512i pivot_bit[kHalves], add[kHalves];
+    for (int h = 0; h < kHalves; ++h) {
+      pivot_bit[h] = _mm512_set1_epi64(static_cast<long long>(pivot[h]));
+      add[h] = _mm512_set1_epi64(static_cast<long long>(others[h]));
+    }
+    UpdateGroups<kGroup>(pivot_bit, add, std::make_integer_sequence<int, 16>());
   }
 
   template <int kStep, int... kQs>
-  LINEBLOOM_TRANSPOSED_INLINE void UpdateLanes(uint64_t (&col)[8], uint64_t pivot, uint64_t others,
+  LINEBLOOM_TRANSPOSED_INLINE void UpdateLanes(Lanes& col, const uint64_t* pivot, const uint64_t* others,
                                                std::integer_sequence<int, kQs...>) {
     (UpdateLane<kStep, kQs>(col, pivot, others), ...);
   }
   template <int kStep, int kQ>
-  LINEBLOOM_TRANSPOSED_INLINE void UpdateLane(uint64_t (&col)[8], uint64_t pivot, uint64_t others) {
-    if constexpr (kQ >= kStep) col[kQ] ^= others & (0 - static_cast<uint64_t>((col[kQ] & pivot) != 0));
+  LINEBLOOM_TRANSPOSED_INLINE void UpdateLane(Lanes& col, const uint64_t* pivot, const uint64_t* others) {
+    if constexpr (kQ >= kStep) {
+      uint64_t has = 0;
+      for (int h = 0; h < kHalves; ++h) has |= col[h][kQ] & pivot[h];
+      const uint64_t flip = 0 - static_cast<uint64_t>(has != 0);
+      for (int h = 0; h < kHalves; ++h) col[h][kQ] ^= others[h] & flip;
+    }
   }
 
   template <int kGroup, int... kGs>
-  LINEBLOOM_TRANSPOSED_INLINE void UpdateGroups(__m512i pivot, __m512i others, std::integer_sequence<int, kGs...>) {
-    (UpdateGroup<kGroup, kGs>(pivot, others), ...);
+  LINEBLOOM_TRANSPOSED_INLINE void UpdateGroups(const __m512i* pivot_bit, const __m512i* add,
+                                                std::integer_sequence<int, kGs...>) {
+    (UpdateGroup<kGroup, kGs>(pivot_bit, add), ...);
   }
   template <int kGroup, int kG>
-  LINEBLOOM_TRANSPOSED_INLINE void UpdateGroup(__m512i pivot, __m512i others) {
+  LINEBLOOM_TRANSPOSED_INLINE void UpdateGroup(const __m512i* pivot_bit, const __m512i* add) {
     if constexpr (kG > kGroup && Kept(kG)) {
-      lanes[kG] = _mm512_mask_xor_epi64(lanes[kG], _mm512_test_epi64_mask(lanes[kG], pivot), lanes[kG], others);
+      __mmask8 has = _mm512_test_epi64_mask(lanes[0][kG], pivot_bit[0]);
+      if constexpr (kHalves > 1) has = static_cast<__mmask8>(has | _mm512_test_epi64_mask(lanes[1][kG], pivot_bit[1]));
+      for (int h = 0; h < kHalves; ++h) lanes[h][kG] = _mm512_mask_xor_epi64(lanes[h][kG], has, lanes[h][kG], add[h]);
     }
   }
 
@@ -187,14 +218,14 @@ struct TransposedSweep {
   template <int kGroup>
   LINEBLOOM_TRANSPOSED_INLINE void Group() {
     if constexpr (Kept(kGroup) && 8 * kGroup < kColumns) {
-      alignas(64) uint64_t col[8];
-      _mm512_store_si512(col, lanes[kGroup]);
+      alignas(64) Lanes col;
+      for (int h = 0; h < kHalves; ++h) _mm512_store_si512(col[h], lanes[h][kGroup]);
       Columns<kGroup>(col, std::make_integer_sequence<int, 8>());
-      lanes[kGroup] = _mm512_load_si512(col);
+      for (int h = 0; h < kHalves; ++h) lanes[h][kGroup] = _mm512_load_si512(col[h]);
     }
   }
   template <int kGroup, int... kSteps>
-  LINEBLOOM_TRANSPOSED_INLINE void Columns(uint64_t (&col)[8], std::integer_sequence<int, kSteps...>) {
+  LINEBLOOM_TRANSPOSED_INLINE void Columns(Lanes& col, std::integer_sequence<int, kSteps...>) {
     (Column<kGroup, kSteps>(col), ...);
   }
   template <int... kGs>
@@ -205,40 +236,46 @@ struct TransposedSweep {
   // Non-pivot equations with a high word left: their rows are zero, so
   // their fingerprints disagree.
   LINEBLOOM_TRANSPOSED_INLINE size_t FirstContradiction(size_t count) const {
-    __m512i any = _mm512_setzero_si512();
-    for (int g = 8; g < 8 + kHi; ++g) any = _mm512_or_si512(any, lanes[g]);
-    alignas(64) uint64_t words[8];
-    _mm512_store_si512(words, any);
-    uint64_t bad = 0;
-    for (uint64_t w : words) bad |= w;
-    bad &= ~pivots;
-    return bad != 0 ? std::min(count, static_cast<size_t>(std::countr_zero(bad))) : count;
+    for (int h = 0; h < kHalves; ++h) {
+      __m512i any = _mm512_setzero_si512();
+      for (int g = 8; g < 8 + kHi; ++g) any = _mm512_or_si512(any, lanes[h][g]);
+      alignas(64) uint64_t words[8];
+      _mm512_store_si512(words, any);
+      uint64_t bad = 0;
+      for (uint64_t w : words) bad |= w;
+      bad &= ~pivots[h];
+      if (bad != 0) return std::min(count, 64 * static_cast<size_t>(h) + std::countr_zero(bad));
+    }
+    return count;
   }
 };
 
-template <int kPlanes>
+template <int kPlanes, int kHalves>
 LINEBLOOM_TRANSPOSED_TARGET size_t SweepTransposedWith(uint64_t* lo, uint64_t* hi, size_t count, int8_t* pivot_of) {
-  TransposedSweep<kPlanes> s;
+  TransposedSweep<kPlanes, kHalves> s;
   s.Load(lo, hi, count);
   s.Groups(std::make_integer_sequence<int, 16>());
   const size_t first = s.FirstContradiction(count);
   s.Store(lo, hi, count);
-  std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes>::kColumns);
+  std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes, kHalves>::kColumns);
   return first;
 }
 
 using SweepFn = size_t (*)(uint64_t*, uint64_t*, size_t, int8_t*);
 constexpr int kMaxSweepPlanes = kMaxPlanes;
 // One sweep per column count, that of its most planes (the others of the
-// same columns are never asked for: nullptr).
-template <int kPlanes>
+// same columns are never asked for: nullptr). Lines of more than 64 keys
+// (two halves) are common only where a line has 63 columns or more; the
+// others keep the blocked sweep for them.
+template <int kPlanes, int kHalves>
 constexpr SweepFn SweepFor() {
   if constexpr (kPlanes < kMaxSweepPlanes && ColumnsFor(kPlanes + 1) == ColumnsFor(kPlanes)) return nullptr;
-  return &SweepTransposedWith<kPlanes>;
+  if constexpr (kHalves > 1 && ColumnsFor(kPlanes) < 63) return nullptr;
+  return &SweepTransposedWith<kPlanes, kHalves>;
 }
 template <int... kIs>
-constexpr std::array<SweepFn, sizeof...(kIs)> SweepTable(std::integer_sequence<int, kIs...>) {
-  return {SweepFor<kMinFingerprintBits + kIs>()...};
+constexpr std::array<std::array<SweepFn, 2>, sizeof...(kIs)> SweepTable(std::integer_sequence<int, kIs...>) {
+  return {{{SweepFor<kMinFingerprintBits + kIs, 1>(), SweepFor<kMinFingerprintBits + kIs, 2>()}...}};
 }
 constexpr auto kSweeps = SweepTable(std::make_integer_sequence<int, kMaxSweepPlanes - kMinFingerprintBits + 1>());
 
@@ -252,13 +289,12 @@ bool HasTransposedSweep() {
 size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
   // The plane count a line of `columns` columns has at most (ColumnsFor
   // rounds down): its groups hold any such line's bits. More than 64
-  // equations would take two masks a lane, and the vector work, not the
-  // chain, then bounds the sweep: the blocked one is as fast.
+  // equations take two masks a lane (two halves).
   const int planes = kPlaneBits / columns;
-  const SweepFn sweep = planes >= kMinFingerprintBits && planes <= kMaxSweepPlanes && ColumnsFor(planes) == columns
-                            ? kSweeps[planes - kMinFingerprintBits]
-                            : nullptr;
-  if (count > 64 || sweep == nullptr) return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
+  const bool has_table = planes >= kMinFingerprintBits && planes <= kMaxSweepPlanes && ColumnsFor(planes) == columns;
+  const SweepFn sweep =
+      has_table && count <= 2 * 64 ? kSweeps[planes - kMinFingerprintBits][count > 64 ? 1 : 0] : nullptr;
+  if (sweep == nullptr) return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
   return sweep(lo, hi, count, pivot_of);
 }
 
