@@ -83,9 +83,16 @@ size_t LineSolver::InsertPrefixWide(size_t count) {
 }
 
 size_t LineSolver::InsertPrefixSwept(size_t count) {
+  SweepEquationsOf(hashes_, count, columns_, planes_, eq_lo_, eq_hi_);
+  reduced_ = CanSolveReduced(count, columns_);
+  if (reduced_) {
+    const size_t fit = SolveReduced(eq_lo_, eq_hi_, count, columns_, planes_, pivot_of_, &solution_);
+    solved_ = fit == count;
+    return fit;
+  }
+  solved_ = false;
   const bool narrow = columns_ <= 64;
   const int fp_shift = narrow ? 0 : columns_ - 64;
-  SweepEquationsOf(hashes_, count, columns_, planes_, eq_lo_, eq_hi_);
   const size_t fit = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
   std::fill_n(added_.begin(), count, int8_t{-1});
   const uint64_t hi_row_mask = row_mask_.hi;
@@ -102,6 +109,7 @@ size_t LineSolver::InsertPrefixSwept(size_t count) {
 
 size_t LineSolver::InsertPrefix(size_t count) {
   if (swept_) return InsertPrefixSwept(count);
+  reduced_ = solved_ = false;
   return columns_ <= 64 ? InsertPrefixNarrow(count) : InsertPrefixWide(count);
 }
 
@@ -142,8 +150,14 @@ LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* o
     out.threshold = orders[fit];
     size_t below = fit;
     while (below > 0 && orders[below - 1] >= orders[fit]) --below;
-    Forget(below, fit);
     out.stored = below;
+    if (reduced_) {
+      // The reduction has added later keys' pivots to the stored ones':
+      // solve the stored keys alone (they fit, being before `fit`).
+      InsertPrefix(below);
+    } else {
+      Forget(below, fit);
+    }
   }
   WriteLine(out.threshold, 0, line);
   return out;
@@ -160,7 +174,8 @@ LineOutcome LineSolver::SolveLine(std::span<const LineKey> keys, int r, int extr
 }
 
 void LineSolver::WriteLine(int threshold, int extra, unsigned char* line) const {
-  PlaneSet planes = BackSubstitute(PivotSystem{pivot_rows_, pivot_fps_, filled_, columns_, planes_});
+  const PlaneSet planes =
+      solved_ ? solution_ : BackSubstitute(PivotSystem{pivot_rows_, pivot_fps_, filled_, columns_, planes_});
   uint64_t words[8] = {};
   for (int b = 0; b < planes_; ++b) OrBits(words, b * columns_, planes.planes[b], columns_);
   std::memcpy(line, words, kLineBytes);

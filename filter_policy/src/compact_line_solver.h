@@ -69,11 +69,14 @@ class LineSolver {
   size_t InsertPrefix(size_t count);
   size_t InsertPrefixNarrow(size_t count);
   size_t InsertPrefixWide(size_t count);
-  // InsertPrefix by SweepColumns (compact_sweep.h).
+  // InsertPrefix by SweepColumns (compact_sweep.h), or by SolveReduced,
+  // which leaves the planes in solution_ where every key fits (solved_).
   size_t InsertPrefixSwept(size_t count);
   // Removes the pivots of keys [from, to).
   void Forget(size_t from, size_t to);
-  // The metadata byte: the threshold, or ExtraPlanesMeta(extra) for extra > 0.
+  // Writes the planes (solution_ if solved_, else those of the pivots by
+  // back substitution) and the metadata byte: the threshold, or
+  // ExtraPlanesMeta(extra) for extra > 0.
   void WriteLine(int threshold, int extra, unsigned char* line) const;
 
   int planes_ = 0;
@@ -87,7 +90,10 @@ class LineSolver {
   alignas(64) uint64_t eq_lo_[kMaxSweepKeys];
   alignas(64) uint64_t eq_hi_[kMaxSweepKeys];
   int8_t pivot_of_[128];
-  bool swept_ = false;                // InsertPrefixSwept, from hashes_
+  bool swept_ = false;    // InsertPrefixSwept, from hashes_
+  bool reduced_ = false;  // the last InsertPrefix was SolveReduced's
+  bool solved_ = false;   // and every key fit: solution_ holds the planes
+  PlaneSet solution_;
   const uint64_t* hashes_ = nullptr;  // the keys of Solve
   std::vector<KeyCode> codes_;        // theirs, where not swept
   std::vector<int8_t> added_;

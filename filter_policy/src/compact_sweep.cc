@@ -206,7 +206,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq"))) void SweepEquationsOf(const
   }
 }
 
-size_t SweepColumnsBlocked(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
+size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
   const size_t vectors = count == 0 ? 1 : (count + 7) / 8;
   return kSweeps[vectors - 1](lo, hi, count, columns, pivot_of);
 }
@@ -214,14 +214,9 @@ size_t SweepColumnsBlocked(uint64_t* lo, uint64_t* hi, size_t count, int columns
 #else
 
 bool HasSweep() { return false; }
-size_t SweepColumnsBlocked(uint64_t*, uint64_t*, size_t count, int, int8_t*) { return count; }
+size_t SweepColumns(uint64_t*, uint64_t*, size_t count, int, int8_t*) { return count; }
 void SweepEquationsOf(const uint64_t*, size_t, int, int, uint64_t*, uint64_t*) {}
 
 #endif
-
-size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
-  if (HasTransposedSweep()) return SweepColumnsTransposed(lo, hi, count, columns, pivot_of);
-  return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
-}
 
 }  // namespace linebloom::internal::compact

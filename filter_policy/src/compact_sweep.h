@@ -1,10 +1,11 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// Forward elimination of a compact-filter line's equations column by
-// column, with AVX-512 (compact_line_solver.h): on the equations as they
-// are, two columns per step of the dependency chain (compact_sweep.cc), or
-// on their transpose, one bit mask per column (compact_sweep_transposed.cc).
-// Internal header.
+// Elimination of a compact-filter line's equations column by column, with
+// AVX-512 (compact_line_solver.h): forward on the equations as they are,
+// two columns per step of the dependency chain (compact_sweep.cc), or
+// Gauss-Jordan on their transpose, one bit mask per column, which gives
+// the line's planes without a back substitution
+// (compact_sweep_transposed.cc). Internal header.
 //
 // Equation i is two words: the row's bits 0..63 and its bits 64..C-1 with
 // the fingerprint above them (C > 64), or the row and the fingerprint
@@ -21,6 +22,8 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "compact_back_substitution.h"
 
 namespace linebloom::internal::compact {
 
@@ -46,12 +49,22 @@ void SweepEquationsOf(const uint64_t* hashes, size_t count, int columns, int pla
 // aligned) over columns 0..columns-1 in place. pivot_of[p] becomes the
 // equation that is the pivot of column p, or -1. Returns the first
 // equation that contradicts the ones before it, or count.
-// The transposed sweep (compact_sweep_transposed.cc) where the CPU has
-// AVX512_VBMI and GFNI (HasTransposedSweep), else the blocked one; both
-// give the same equations, pivots and result.
 size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
-bool HasTransposedSweep();
-size_t SweepColumnsBlocked(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
-size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of);
+
+// Whether SolveReduced takes `count` equations of `columns` columns: the
+// active kernel is the AVX-512 one, the CPU also has AVX512_VBMI,
+// AVX512_BITALG and GFNI, and count is at most 64, or 128 where columns is
+// at least 63.
+bool CanSolveReduced(size_t count, int columns);
+
+// Gauss-Jordan elimination of the equations SweepColumns takes, with
+// `planes` fingerprint bits, on their transpose (compact_sweep_transposed.cc);
+// lo and hi are only read. Returns what SweepColumns returns and sets
+// pivot_of as it does; where that is count (no equation contradicts), the
+// line's planes (free columns 0) go to *solution: bit p of plane b is
+// fingerprint bit b of column p's pivot, which the reduction leaves without
+// any other pivot's column.
+size_t SolveReduced(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
+                    PlaneSet* solution);
 
 }  // namespace linebloom::internal::compact

@@ -1,28 +1,33 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// SweepColumns (compact_sweep.h) on the transposed equations. Lane q of the
-// transposed system is the mask of the equations with bit q: q < 64 a bit
-// of the low words, q >= 64 bit q - 64 of the high words (a column, or a
-// fingerprint bit). Column p is lane p. Its step is then a matter of masks:
-// the candidates are the non-pivot equations in lane p, the lowest is the
-// pivot i, and adding equation i to the others (s) flips bit q of each of
-// them exactly where equation i has bit q, that is, lane q gets s xored in
-// where it holds equation i. The pivot has no bit below p (it was a
-// non-pivot, and those lose each column as it is swept), so only lanes q
-// >= p change.
+// SolveReduced (compact_sweep.h): Gauss-Jordan elimination of a line's
+// equations on their transpose. Lane q of the transposed system is the
+// mask of the equations with bit q: q < 64 a bit of the low words, q >= 64
+// bit q - 64 of the high words (a column, or a fingerprint bit). Column p
+// is lane p. Its step is then a matter of masks: the candidates are the
+// non-pivot equations in lane p, the lowest is the pivot i, and adding
+// equation i to the others with bit p (s: non-pivots and earlier pivots
+// alike) flips bit q of each of them exactly where equation i has bit q,
+// that is, lane q gets s xored in where it holds equation i. The pivot has
+// no bit below p (it was a non-pivot, and those lose each column as it is
+// swept), so only lanes q >= p change. The non-pivots change as in the
+// forward sweep (SweepColumns): the same pivots, the same contradictions.
+// The pivots end reduced, each with no other pivot's column, so with the
+// free columns 0 the planes are the pivots' fingerprints: bit p of plane b
+// is fingerprint bit b of column p's pivot, gathered by VPSHUFBITQMB.
 //   simple form, per column p:
 //     cand = lane[p] & ~pivots; i = lowest of cand (none: p is free);
-//     s = cand without i; pivots |= i;
+//     s = lane[p] without i; pivots |= i;
 //     for q >= p: if (lane[q] has i) lane[q] ^= s
 // The column's own lane is the chain from one column to the next, so the
 // eight lanes of the column's group are kept as scalars (a few cycles a
 // column: and-not, lowest bit, test, xor), and only the later groups' and
 // the fingerprints' vectors are updated with vector masks. The equations
-// are transposed in and back out 64 x 64 bits at a time: bytes regrouped
-// within each vector (VPERMB), each 8 x 8 bit block transposed by GF2P8AFFINEQB,
-// the 8 x 8 words across the vectors by VPERMT2Q. (The zero-masking forms
-// of the intrinsics: GCC 12's unmasked ones start from an undefined
-// register and warn.)
+// are transposed in 64 x 64 bits at a time: bytes regrouped within each
+// vector (VPERMB), each 8 x 8 bit block transposed by GF2P8AFFINEQB, the 8
+// x 8 words across the vectors by VPERMT2Q. (The zero-masking forms of the
+// intrinsics: GCC 12's unmasked ones start from an undefined register and
+// warn.)
 
 #include "compact_sweep.h"
 
@@ -42,7 +47,8 @@ namespace linebloom::internal::compact {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 namespace {
 
-#define LINEBLOOM_TRANSPOSED_TARGET __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,gfni,bmi")))
+#define LINEBLOOM_TRANSPOSED_TARGET \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512bitalg,gfni,bmi")))
 #define LINEBLOOM_TRANSPOSED_INLINE LINEBLOOM_TRANSPOSED_TARGET __attribute__((always_inline)) inline
 
 // The VPERMB index that moves byte m of word e to byte 7 - e of word m (a
@@ -84,7 +90,7 @@ LINEBLOOM_TRANSPOSED_INLINE void SwapWords(__m512i* x) {
 }
 
 // The 64 x 64 bit transpose: word e of in[v] is row 8v + e; bit j of word
-// u of out[w] is bit 8w + u of row j. Its own inverse.
+// u of out[w] is bit 8w + u of row j.
 LINEBLOOM_TRANSPOSED_INLINE void Transpose64(const __m512i* in, __m512i* out) {
   const __m512i to_blocks = _mm512_load_si512(kBytesToBlocks.data());
   const __m512i transpose_bytes = _mm512_load_si512(kTransposeBytes.data());
@@ -119,7 +125,7 @@ struct TransposedSweep {
 
   __m512i lanes[kHalves][16];
   uint64_t pivots[kHalves] = {};
-  int8_t pivot_of[128];
+  int8_t pivot_of[128];  // -1 past the columns too
 
   // Equations [0, count) of lo and hi in (count <= 64 kHalves), the rest
   // zero.
@@ -138,23 +144,6 @@ struct TransposedSweep {
     }
   }
 
-  // The equations back out, the vectors that held any of [0, count).
-  LINEBLOOM_TRANSPOSED_INLINE void Store(uint64_t* lo, uint64_t* hi, size_t count) const {
-    const size_t vectors = (count + 7) / 8;
-    for (int h = 0; h < kHalves; ++h) {
-      for (int word = 0; word < 2; ++word) {
-        __m512i t[8], rows[8];
-        for (int g = 0; g < 8; ++g) t[g] = Kept(8 * word + g) ? lanes[h][8 * word + g] : _mm512_setzero_si512();
-        Transpose64(t, rows);
-        uint64_t* out = word == 0 ? lo : hi;
-        for (size_t v = 0; v < 8; ++v) {
-          const size_t at = 8 * static_cast<size_t>(h) + v;
-          if (at < vectors) _mm512_store_si512(out + 8 * at, rows[v]);
-        }
-      }
-    }
-  }
-
   // Column 8 kGroup + kStep, whose group's lanes are `col`.
   template <int kGroup, int kStep>
   LINEBLOOM_TRANSPOSED_INLINE void Column(Lanes& col) {
@@ -163,14 +152,14 @@ struct TransposedSweep {
   }
   template <int kGroup, int kStep>
   LINEBLOOM_TRANSPOSED_INLINE void ColumnAt(Lanes& col) {
-    uint64_t pivot[kHalves], others[kHalves];
-    uint64_t before = 0;  // candidates in the halves below
+    uint64_t pivot[kHalves], others[kHalves];  // i, and s
+    uint64_t before = 0;                       // candidates in the halves below
     for (int h = 0; h < kHalves; ++h) {
       const uint64_t cand = col[h][kStep] & ~pivots[h];
       // The lowest candidate: the second half's only where the first has none.
       pivot[h] = cand & (0 - cand) & (0 - static_cast<uint64_t>(before == 0));
       before |= cand;
-      others[h] = cand ^ pivot[h];
+      others[h] = col[h][kStep] ^ pivot[h];
       pivots[h] |= pivot[h];
     }
     int index = -1;
@@ -248,62 +237,97 @@ struct TransposedSweep {
     }
     return count;
   }
+
+  // The planes (file comment), for a system without a contradiction.
+  LINEBLOOM_TRANSPOSED_INLINE void Planes(int planes, PlaneSet* out) const {
+    // Fingerprint bit b is lane kFirstFingerprintLane + b.
+    constexpr int kFirstFingerprintLane = kColumns <= 64 ? 64 : kColumns;
+    alignas(64) uint64_t high[kHalves][8 * kHi];
+    for (int h = 0; h < kHalves; ++h) {
+      for (int g = 0; g < kHi; ++g) _mm512_store_si512(high[h] + 8 * g, lanes[h][8 + g]);
+    }
+    for (int part = 0; part * 64 < kColumns; ++part) {
+      // Column 64 part + j's pivot in byte j; -1 (free) has its sign bit.
+      const __m512i pivot_index = _mm512_loadu_si512(pivot_of + 64 * part);
+      const __mmask64 pivot_column = ~_mm512_movepi8_mask(pivot_index);
+      const __mmask64 second_half = _mm512_test_epi8_mask(pivot_index, _mm512_set1_epi8(64));
+      for (int b = 0; b < planes; ++b) {
+        const int lane = kFirstFingerprintLane - 64 + b;
+        __mmask64 bits =
+            _mm512_bitshuffle_epi64_mask(_mm512_set1_epi64(static_cast<long long>(high[0][lane])), pivot_index) &
+            ~second_half;
+        if constexpr (kHalves > 1) {
+          bits |= _mm512_bitshuffle_epi64_mask(_mm512_set1_epi64(static_cast<long long>(high[1][lane])), pivot_index) &
+                  second_half;
+        }
+        (part == 0 ? out->planes[b].lo : out->planes[b].hi) = _cvtmask64_u64(bits & pivot_column);
+      }
+    }
+    if constexpr (kColumns <= 64) {
+      for (int b = 0; b < planes; ++b) out->planes[b].hi = 0;
+    }
+  }
 };
 
 template <int kPlanes, int kHalves>
-LINEBLOOM_TRANSPOSED_TARGET size_t SweepTransposedWith(uint64_t* lo, uint64_t* hi, size_t count, int8_t* pivot_of) {
+LINEBLOOM_TRANSPOSED_TARGET size_t SolveWith(const uint64_t* lo, const uint64_t* hi, size_t count, int planes,
+                                             int8_t* pivot_of, PlaneSet* solution) {
   TransposedSweep<kPlanes, kHalves> s;
+  std::memset(s.pivot_of, -1, sizeof(s.pivot_of));
   s.Load(lo, hi, count);
   s.Groups(std::make_integer_sequence<int, 16>());
   const size_t first = s.FirstContradiction(count);
-  s.Store(lo, hi, count);
+  if (first == count) s.Planes(planes, solution);
   std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes, kHalves>::kColumns);
   return first;
 }
 
-using SweepFn = size_t (*)(uint64_t*, uint64_t*, size_t, int8_t*);
+using SolveFn = size_t (*)(const uint64_t*, const uint64_t*, size_t, int, int8_t*, PlaneSet*);
 constexpr int kMaxSweepPlanes = kMaxPlanes;
-// One sweep per column count, that of its most planes (the others of the
+// One solve per column count, that of its most planes (the others of the
 // same columns are never asked for: nullptr). Lines of more than 64 keys
-// (two halves) are common only where a line has 63 columns or more; the
-// others keep the blocked sweep for them.
+// (two halves) are common only where a line has 63 columns or more
+// (CanSolveReduced).
 template <int kPlanes, int kHalves>
-constexpr SweepFn SweepFor() {
+constexpr SolveFn SolveFor() {
   if constexpr (kPlanes < kMaxSweepPlanes && ColumnsFor(kPlanes + 1) == ColumnsFor(kPlanes)) return nullptr;
   if constexpr (kHalves > 1 && ColumnsFor(kPlanes) < 63) return nullptr;
-  return &SweepTransposedWith<kPlanes, kHalves>;
+  return &SolveWith<kPlanes, kHalves>;
 }
 template <int... kIs>
-constexpr std::array<std::array<SweepFn, 2>, sizeof...(kIs)> SweepTable(std::integer_sequence<int, kIs...>) {
-  return {{{SweepFor<kMinFingerprintBits + kIs, 1>(), SweepFor<kMinFingerprintBits + kIs, 2>()}...}};
+constexpr std::array<std::array<SolveFn, 2>, sizeof...(kIs)> SolveTable(std::integer_sequence<int, kIs...>) {
+  return {{{SolveFor<kMinFingerprintBits + kIs, 1>(), SolveFor<kMinFingerprintBits + kIs, 2>()}...}};
 }
-constexpr auto kSweeps = SweepTable(std::make_integer_sequence<int, kMaxSweepPlanes - kMinFingerprintBits + 1>());
+constexpr auto kSolves = SolveTable(std::make_integer_sequence<int, kMaxSweepPlanes - kMinFingerprintBits + 1>());
+
+// The solve of `count` equations of `columns` columns, or nullptr. The
+// plane count a line of `columns` columns has at most (ColumnsFor rounds
+// down): its groups hold any such line's bits.
+SolveFn SolveOf(size_t count, int columns) {
+  const int planes = kPlaneBits / columns;
+  if (count > 2 * 64 || planes < kMinFingerprintBits || planes > kMaxSweepPlanes || ColumnsFor(planes) != columns) {
+    return nullptr;
+  }
+  return kSolves[planes - kMinFingerprintBits][count > 64 ? 1 : 0];
+}
 
 }  // namespace
 
-bool HasTransposedSweep() {
-  static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
-  return has && HasSweep();
+bool CanSolveReduced(size_t count, int columns) {
+  static const bool has =
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
+  return has && HasSweep() && SolveOf(count, columns) != nullptr;
 }
 
-size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
-  // The plane count a line of `columns` columns has at most (ColumnsFor
-  // rounds down): its groups hold any such line's bits. More than 64
-  // equations take two masks a lane (two halves).
-  const int planes = kPlaneBits / columns;
-  const bool has_table = planes >= kMinFingerprintBits && planes <= kMaxSweepPlanes && ColumnsFor(planes) == columns;
-  const SweepFn sweep =
-      has_table && count <= 2 * 64 ? kSweeps[planes - kMinFingerprintBits][count > 64 ? 1 : 0] : nullptr;
-  if (sweep == nullptr) return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
-  return sweep(lo, hi, count, pivot_of);
+size_t SolveReduced(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
+                    PlaneSet* solution) {
+  return SolveOf(count, columns)(lo, hi, count, planes, pivot_of, solution);
 }
 
 #else
 
-bool HasTransposedSweep() { return false; }
-size_t SweepColumnsTransposed(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_t* pivot_of) {
-  return SweepColumnsBlocked(lo, hi, count, columns, pivot_of);
-}
+bool CanSolveReduced(size_t, int) { return false; }
+size_t SolveReduced(const uint64_t*, const uint64_t*, size_t count, int, int, int8_t*, PlaneSet*) { return count; }
 
 #endif
 

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "compact_back_substitution.h"
@@ -127,53 +126,97 @@ size_t SweepByDefinition(std::vector<uint64_t>& lo, std::vector<uint64_t>& hi, s
   return count;
 }
 
-// Random systems of every size and width, with repeated rows (dependent
-// equations, their fingerprints agreeing or not) and rows confined to a few
-// columns (free columns inside a block, or a group of eight), the arrays
-// past the padding not zero: both vector sweeps leave the same equations
-// and pivots as the definition, and the one SweepColumns picks is one of
-// them.
-TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
+// Random systems of every size and width (columns and fingerprint bits of
+// every plane count), with repeated rows (dependent equations, their
+// fingerprints agreeing or not), rows confined to a few columns (free
+// columns inside a block, or a group of eight), and the arrays past the
+// padding not zero.
+template <typename Check>
+void ForEachSweepSystem(uint64_t seed, const Check& check) {
   namespace c = internal::compact;
-  if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
-  using Sweep = size_t (*)(uint64_t*, uint64_t*, size_t, int, int8_t*);
-  std::vector<std::pair<const char*, Sweep>> sweeps = {{"blocked", &c::SweepColumnsBlocked},
-                                                       {"default", &c::SweepColumns}};
-  if (c::HasTransposedSweep()) sweeps.emplace_back("transposed", &c::SweepColumnsTransposed);
-  std::mt19937_64 rng(77);
-  for (const auto& [name, sweep] : sweeps) {
-    for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
-      const int columns = c::ColumnsFor(planes);
-      for (size_t count : {size_t{1}, size_t{7}, size_t{40}, size_t{63}, size_t{64}, size_t{65},
-                           static_cast<size_t>(columns + 3), c::kMaxSweepKeys}) {
-        for (int trial = 0; trial < 20; ++trial) {
-          const c::Bits128 mask = c::LowMask(trial % 3 == 0 ? std::min(columns, 24) : columns);
-          alignas(64) uint64_t lo[c::kMaxSweepKeys];
-          alignas(64) uint64_t hi[c::kMaxSweepKeys];
-          for (size_t e = 0; e < c::kMaxSweepKeys; ++e) lo[e] = hi[e] = rng();
-          for (size_t e = 0; e < (count + 7) / 8 * 8; ++e) {
-            c::Bits128 row = c::Bits128{rng(), rng()} & mask;
-            const uint64_t fp = rng() >> (64 - planes);
-            if (e > 0 && rng() % 5 == 0) row = {lo[e / 2], columns > 64 ? hi[e / 2] & c::LowMask(columns - 64).lo : 0};
-            lo[e] = e < count ? row.lo : 0;
-            hi[e] = e >= count ? 0 : columns > 64 ? row.hi | fp << (columns - 64) : fp;
-          }
-          std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
-          std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
-          const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
-          int8_t pivot_of[128];
-          ASSERT_EQ(sweep(lo, hi, count, columns, pivot_of), expected) << name << " " << planes << " " << count;
-          for (int p = 0; p < columns; ++p) {
-            ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << name << " " << planes << " " << count << " " << p;
-          }
-          for (size_t e = 0; e < count; ++e) {
-            ASSERT_EQ(lo[e], ref_lo[e]) << name << " " << planes << " " << count << " " << e;
-            ASSERT_EQ(hi[e], ref_hi[e]) << name << " " << planes << " " << count << " " << e;
-          }
+  std::mt19937_64 rng(seed);
+  for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
+    const int columns = c::ColumnsFor(planes);
+    for (size_t count : {size_t{1}, size_t{7}, size_t{40}, size_t{63}, size_t{64}, size_t{65},
+                         static_cast<size_t>(columns + 3), c::kMaxSweepKeys}) {
+      for (int trial = 0; trial < 20; ++trial) {
+        const c::Bits128 mask = c::LowMask(trial % 3 == 0 ? std::min(columns, 24) : columns);
+        alignas(64) uint64_t lo[c::kMaxSweepKeys];
+        alignas(64) uint64_t hi[c::kMaxSweepKeys];
+        for (size_t e = 0; e < c::kMaxSweepKeys; ++e) lo[e] = hi[e] = rng();
+        for (size_t e = 0; e < (count + 7) / 8 * 8; ++e) {
+          c::Bits128 row = c::Bits128{rng(), rng()} & mask;
+          const uint64_t fp = rng() >> (64 - planes);
+          if (e > 0 && rng() % 5 == 0) row = {lo[e / 2], columns > 64 ? hi[e / 2] & c::LowMask(columns - 64).lo : 0};
+          lo[e] = e < count ? row.lo : 0;
+          hi[e] = e >= count ? 0 : columns > 64 ? row.hi | fp << (columns - 64) : fp;
         }
+        check(planes, columns, count, lo, hi);
       }
     }
   }
+}
+
+// The vector sweep leaves the same equations and pivots as the definition.
+TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
+  namespace c = internal::compact;
+  if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
+  ForEachSweepSystem(77, [](int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
+    std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+    std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+    const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+    int8_t pivot_of[128];
+    ASSERT_EQ(c::SweepColumns(lo, hi, count, columns, pivot_of), expected) << planes << " " << count;
+    for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
+    for (size_t e = 0; e < count; ++e) {
+      ASSERT_EQ(lo[e], ref_lo[e]) << planes << " " << count << " " << e;
+      ASSERT_EQ(hi[e], ref_hi[e]) << planes << " " << count << " " << e;
+    }
+  });
+}
+
+// The reduced solve finds the definition's pivots and first contradiction,
+// and, where nothing contradicts, the planes that back substitution finds
+// from the definition's pivots; it leaves the equations as they were.
+TEST_F(CompactBuildTest, SolveReducedMatchesTheSweepAndBackSubstitution) {
+  namespace c = internal::compact;
+  if (!ForceKernel(Kernel::kAvx512) || !c::HasSweep()) GTEST_SKIP() << "no AVX-512 here";
+  if (!c::CanSolveReduced(1, c::ColumnsFor(8))) GTEST_SKIP() << "no AVX512_VBMI, AVX512_BITALG or GFNI here";
+  size_t solved = 0;
+  ForEachSweepSystem(79, [&](int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
+    if (!c::CanSolveReduced(count, columns)) {
+      ASSERT_TRUE(count > 64 && columns < 63) << planes << " " << count;
+      return;
+    }
+    std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+    std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+    const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+    const std::vector<uint64_t> given_lo(lo, lo + count), given_hi(hi, hi + count);
+    int8_t pivot_of[128];
+    c::PlaneSet solution;
+    ASSERT_EQ(c::SolveReduced(lo, hi, count, columns, planes, pivot_of, &solution), expected) << planes << " " << count;
+    for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
+    ASSERT_EQ(std::vector<uint64_t>(lo, lo + count), given_lo);
+    ASSERT_EQ(std::vector<uint64_t>(hi, hi + count), given_hi);
+    if (expected < count) return;
+    ++solved;
+    c::Bits128 rows[128];
+    uint32_t fps[128];
+    c::Bits128 filled;
+    const c::Bits128 row_mask = c::LowMask(columns);
+    for (int p = 0; p < columns; ++p) {
+      if (ref_pivot_of[p] < 0) continue;
+      const size_t i = static_cast<size_t>(ref_pivot_of[p]);
+      rows[p] = c::Bits128{ref_lo[i], columns > 64 ? ref_hi[i] : 0} & row_mask;
+      fps[p] = static_cast<uint32_t>(columns > 64 ? ref_hi[i] >> (columns - 64) : ref_hi[i]);
+      (p < 64 ? filled.lo : filled.hi) |= uint64_t{1} << (p & 63);
+    }
+    const c::PlaneSet expected_planes = c::BackSubstitutePortable(c::PivotSystem{rows, fps, filled, columns, planes});
+    for (int b = 0; b < planes; ++b) {
+      ASSERT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+    }
+  });
+  EXPECT_GT(solved, 500u);  // 700 of these systems hold every equation
 }
 
 // The equations the sweep is given, eight keys at a time, against their
