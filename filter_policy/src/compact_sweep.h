@@ -53,9 +53,13 @@ size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_
 
 // Whether SolveReduced takes `count` equations of `columns` columns: the
 // active kernel is the AVX-512 one, the CPU also has AVX512_VBMI,
-// AVX512_BITALG and GFNI, and count is at most 64, or 128 where columns is
-// at least 63.
+// AVX512_BITALG, GFNI and BMI2, and count is at most 64, or 128 where
+// columns is at least 63.
 bool CanSolveReduced(size_t count, int columns);
+// Test hook: with false, CanSolveReduced answers false, so that a CPU that
+// has the reduced solve also builds as one without it does (the blocked
+// sweep and back substitution). Not for use while filters are built.
+void EnableSolveReducedForTesting(bool enabled);
 
 // Gauss-Jordan elimination of the equations SweepColumns takes, with
 // `planes` fingerprint bits, on their transpose (compact_sweep_transposed.cc);

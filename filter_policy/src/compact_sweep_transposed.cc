@@ -32,6 +32,7 @@
 #include "compact_sweep.h"
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <utility>
@@ -48,7 +49,7 @@ namespace linebloom::internal::compact {
 namespace {
 
 #define LINEBLOOM_TRANSPOSED_TARGET \
-  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512bitalg,gfni,bmi")))
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512bitalg,gfni,bmi,bmi2")))
 #define LINEBLOOM_TRANSPOSED_INLINE LINEBLOOM_TRANSPOSED_TARGET __attribute__((always_inline)) inline
 
 // The VPERMB index that moves byte m of word e to byte 7 - e of word m (a
@@ -182,9 +183,10 @@ struct TransposedSweep {
   template <int kStep, int kQ>
   LINEBLOOM_TRANSPOSED_INLINE void UpdateLane(Lanes& col, const uint64_t* pivot, const uint64_t* others) {
     if constexpr (kQ >= kStep) {
+      // The pivot's bit of the lane (PEXT of a one-bit mask; 0 if no pivot).
       uint64_t has = 0;
-      for (int h = 0; h < kHalves; ++h) has |= col[h][kQ] & pivot[h];
-      const uint64_t flip = 0 - static_cast<uint64_t>(has != 0);
+      for (int h = 0; h < kHalves; ++h) has |= _pext_u64(col[h][kQ], pivot[h]);
+      const uint64_t flip = 0 - has;
       for (int h = 0; h < kHalves; ++h) col[h][kQ] ^= others[h] & flip;
     }
   }
@@ -313,9 +315,16 @@ SolveFn SolveOf(size_t count, int columns) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> solve_reduced_enabled{true};
+}  // namespace
+
+void EnableSolveReducedForTesting(bool enabled) { solve_reduced_enabled.store(enabled, std::memory_order_relaxed); }
+
 bool CanSolveReduced(size_t count, int columns) {
-  static const bool has =
-      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni");
+  if (!solve_reduced_enabled.load(std::memory_order_relaxed)) return false;
+  static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bitalg") &&
+                          __builtin_cpu_supports("gfni") && __builtin_cpu_supports("bmi2");
   return has && HasSweep() && SolveOf(count, columns) != nullptr;
 }
 
@@ -326,6 +335,7 @@ size_t SolveReduced(const uint64_t* lo, const uint64_t* hi, size_t count, int co
 
 #else
 
+void EnableSolveReducedForTesting(bool) {}
 bool CanSolveReduced(size_t, int) { return false; }
 size_t SolveReduced(const uint64_t*, const uint64_t*, size_t count, int, int, int8_t*, PlaneSet*) { return count; }
 
