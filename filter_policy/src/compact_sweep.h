@@ -53,8 +53,8 @@ size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_
 
 // Whether SolveReduced takes `count` equations of `columns` columns: the
 // active kernel is the AVX-512 one, the CPU also has AVX512_VBMI,
-// AVX512_BITALG, GFNI and BMI2, and count is at most 64, or 128 where
-// columns is at least 63.
+// AVX512_BITALG, GFNI and BMI2, columns is at most 84 (6 planes or more),
+// and count is at most 64, or 128 where columns is at least 63.
 bool CanSolveReduced(size_t count, int columns);
 // Test hook: with false, CanSolveReduced answers false, so that a CPU that
 // has the reduced solve also builds as one without it does (the blocked

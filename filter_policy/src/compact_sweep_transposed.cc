@@ -289,11 +289,14 @@ constexpr int kMaxSweepPlanes = kMaxPlanes;
 // One solve per column count, that of its most planes (the others of the
 // same columns are never asked for: nullptr). Lines of more than 64 keys
 // (two halves) are common only where a line has 63 columns or more
-// (CanSolveReduced).
+// (CanSolveReduced). Lines of 5 planes (100 columns), which only filters
+// of under about 6.5 bits per key have, keep the blocked sweep: their
+// unrolled columns would be the largest instances to compile.
 template <int kPlanes, int kHalves>
 constexpr SolveFn SolveFor() {
   if constexpr (kPlanes < kMaxSweepPlanes && ColumnsFor(kPlanes + 1) == ColumnsFor(kPlanes)) return nullptr;
   if constexpr (kHalves > 1 && ColumnsFor(kPlanes) < 63) return nullptr;
+  if constexpr (ColumnsFor(kPlanes) > 84) return nullptr;
   return &SolveWith<kPlanes, kHalves>;
 }
 template <int... kIs>

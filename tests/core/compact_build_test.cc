@@ -193,7 +193,7 @@ TEST_F(CompactBuildTest, SolveReducedMatchesTheSweepAndBackSubstitution) {
   size_t solved = 0;
   ForEachSweepSystem(79, [&](int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
     if (!c::CanSolveReduced(count, columns)) {
-      ASSERT_TRUE(count > 64 && columns < 63) << planes << " " << count;
+      ASSERT_TRUE((count > 64 && columns < 63) || columns > 84) << planes << " " << count;
       return;
     }
     std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
