@@ -21,7 +21,7 @@
 //     for q >= p: if (lane[q] has i) lane[q] ^= s
 // The column's own lane is the chain from one column to the next, so the
 // eight lanes of the column's group are kept as scalars (a few cycles a
-// column: and-not, lowest bit, test, xor), and only the later groups' and
+// column: and-not, lowest bit, bit extract, xor), and only the later groups' and
 // the fingerprints' vectors are updated with vector masks. The equations
 // are transposed in 64 x 64 bits at a time: bytes regrouped within each
 // vector (VPERMB), each 8 x 8 bit block transposed by GF2P8AFFINEQB, the 8
@@ -31,6 +31,7 @@
 
 #include "compact_sweep.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
