@@ -153,8 +153,13 @@ LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* o
     out.stored = below;
     if (reduced_) {
       // The reduction has added later keys' pivots to the stored ones':
-      // solve the stored keys alone (they fit, being before `fit`).
-      InsertPrefix(below);
+      // solve the stored keys' equations alone (they fit, being before
+      // `fit`), their padding to a multiple of 8 zeroed as SolveReduced
+      // takes it.
+      const size_t padded = (below + 7) / 8 * 8;
+      std::fill(eq_lo_ + below, eq_lo_ + padded, 0);
+      std::fill(eq_hi_ + below, eq_hi_ + padded, 0);
+      solved_ = SolveReduced(eq_lo_, eq_hi_, below, columns_, planes_, pivot_of_, &solution_) == below;
     } else {
       Forget(below, fit);
     }
