@@ -19,9 +19,10 @@
 //
 // A mixed filter's layer 0 places each key in its section's lines
 // (compact_layout.h, Sections), and its low lines get r - 1 planes; the
-// next layers are of r. The line written depends only on the set of keys
-// stored in it (compact_line_solver.h), so the order the hashes come in
-// does not change the filter's bytes.
+// next layers are of r. A line's bytes depend only on its keys and the
+// sequence they are solved in (compact_line_solver.h): any sequence where
+// every key fits, else by order and within an order by hash. So the order
+// the hashes come in does not change the filter's bytes.
 
 #include "compact_build.h"
 
@@ -184,19 +185,37 @@ class LayerBuilder {
     s_.line_start[1] = static_cast<uint32_t>(to - from);
   }
 
-  // The keys of a line sorted by order (a counting sort over the orders),
-  // into s_.line_keys and s_.line_orders.
-  void SortLine(const uint64_t* keys, const uint8_t* orders, size_t k) {
+  // The keys of a line sorted by order (a counting sort over the orders)
+  // into s_.line_keys and s_.line_orders, and the keys of each order from
+  // that of key `tie_from` on by hash: the sequence the line is solved in
+  // where it bumps keys of that order or above (compact_line_solver.h).
+  // Returns that order.
+  int SortLine(const uint64_t* keys, const uint8_t* orders, size_t k, size_t tie_from) {
+    if (k == 0) return 0;
     FitTo(s_.line_keys, k);
     FitTo(s_.line_orders, k);
+    uint64_t* sorted = s_.line_keys.data();
+    uint8_t* sorted_orders = s_.line_orders.data();
     uint32_t start[kOrders + 1] = {};
     for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
     for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
     for (size_t i = 0; i < k; ++i) {
       const uint32_t at = start[orders[i]]++;
-      s_.line_keys[at] = keys[i];
-      s_.line_orders[at] = orders[i];
+      sorted[at] = keys[i];
+      sorted_orders[at] = orders[i];
     }
+    // The keys of one order came in the order of the hashes' storage: each
+    // run of one order from the run of key tie_from on is sorted by
+    // insertion.
+    size_t from = std::min(tie_from, k - 1);
+    while (from > 0 && sorted_orders[from - 1] == sorted_orders[from]) --from;
+    for (size_t i = from + 1; i < k; ++i) {
+      const uint64_t h = sorted[i];
+      size_t j = i;
+      for (; j > from && sorted_orders[j - 1] == sorted_orders[i] && sorted[j - 1] > h; --j) sorted[j] = sorted[j - 1];
+      sorted[j] = h;
+    }
+    return sorted_orders[from];
   }
 
   // Solves lines [first, first + lines) from the sorted keys and puts the
@@ -211,19 +230,27 @@ class LayerBuilder {
       unsigned char* line = out + size_t{kLineBytes} * (first + l);
       const int r = first + l < sections_.low_lines ? r_ - 1 : r_;
       const int extra_planes = std::min(extra_planes_, MaxExtraPlanes(r));
-      const uint64_t* keys = s_.keys.data() + begin;
-      const uint8_t* orders = s_.orders.data() + begin;
+      const uint64_t* const given = s_.keys.data() + begin;
+      const uint8_t* const given_orders = s_.orders.data() + begin;
+      const uint64_t* keys = given;
+      const uint8_t* orders = given_orders;
       // The order matters only where keys are bumped; a line that holds
-      // every key writes the same bytes in any order. A line kSureFit below
-      // its columns holds all but with probability about 2^-kSureFit.
-      const bool may_bump = k + kSureFit > static_cast<size_t>(ColumnsFor(r));
+      // every key writes the same bytes in any order. A line holds its
+      // first C - kSureFit keys but with probability about 2^-kSureFit, so
+      // their runs of one order are sorted by hash only if it does not.
+      const size_t columns = static_cast<size_t>(ColumnsFor(r));
+      const bool may_bump = k + kSureFit > columns;
       LineOutcome outcome;
       if (!may_bump) outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
       if (may_bump || outcome.stored < k) {
-        SortLine(keys, orders, k);
+        const int sorted_from = SortLine(given, given_orders, k, columns > kSureFit ? columns - kSureFit : 0);
         keys = s_.line_keys.data();
         orders = s_.line_orders.data();
         outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
+        if (outcome.stored < k && outcome.threshold < sorted_from) {
+          SortLine(given, given_orders, k, 0);
+          outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
+        }
       }
       for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
       for (size_t i = outcome.stored; i < k; ++i) {

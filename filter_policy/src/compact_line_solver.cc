@@ -28,40 +28,42 @@ void LineSolver::Reset(int planes) {
 // Rows of at most 64 columns (R >= 8): one word each. The reduction is a
 // chain of dependent steps (lowest bit, its pivot, xor), so it is kept to
 // the fewest instructions.
-size_t LineSolver::InsertPrefixNarrow(size_t count) {
+size_t LineSolver::InsertNarrow(size_t count, bool stop_at_contradiction) {
   const uint64_t mask = row_mask_.lo;
   uint64_t filled = filled_.lo;
-  size_t i = 0;
-  for (; i < count; ++i) {
+  size_t first = count;
+  for (size_t i = 0; i < count; ++i) {
     uint64_t row = NarrowRowOf(codes_[i], mask);
     uint32_t fp = FingerprintOf(codes_[i], planes_);
-    int added = -1;
+    bool pivot = false;
     while (row != 0) {
       const int p = std::countr_zero(row);
       if (((filled >> p) & 1) == 0) {
         pivot_rows_[p] = {row, 0};
         pivot_fps_[p] = fp;
         filled |= uint64_t{1} << p;
-        added = p;
+        pivot = true;
         break;
       }
       row ^= pivot_rows_[p].lo;
       fp ^= pivot_fps_[p];
     }
-    added_[i] = static_cast<int8_t>(added);
-    if (added < 0 && fp != 0) break;
+    if (!pivot && fp != 0 && first == count) {
+      first = i;
+      if (stop_at_contradiction) break;
+    }
   }
   filled_.lo = filled;
-  return i;
+  return first;
 }
 
 // Rows of 65..100 columns (R <= 7): two words.
-size_t LineSolver::InsertPrefixWide(size_t count) {
-  size_t i = 0;
-  for (; i < count; ++i) {
+size_t LineSolver::InsertWide(size_t count, bool stop_at_contradiction) {
+  size_t first = count;
+  for (size_t i = 0; i < count; ++i) {
     Bits128 row = RowOf(codes_[i], columns_);
     uint32_t fp = FingerprintOf(codes_[i], planes_);
-    int added = -1;
+    bool pivot = false;
     while (!IsZero(row)) {
       const int p = row.lo != 0 ? std::countr_zero(row.lo) : 64 + std::countr_zero(row.hi);
       uint64_t& word = p < 64 ? filled_.lo : filled_.hi;
@@ -70,60 +72,49 @@ size_t LineSolver::InsertPrefixWide(size_t count) {
         pivot_rows_[p] = row;
         pivot_fps_[p] = fp;
         word |= bit;
-        added = p;
+        pivot = true;
         break;
       }
       row = row ^ pivot_rows_[p];
       fp ^= pivot_fps_[p];
     }
-    added_[i] = static_cast<int8_t>(added);
-    if (added < 0 && fp != 0) break;
+    if (!pivot && fp != 0 && first == count) {
+      first = i;
+      if (stop_at_contradiction) break;
+    }
   }
-  return i;
+  return first;
 }
 
-size_t LineSolver::InsertPrefixSwept(size_t count) {
+size_t LineSolver::InsertSwept(size_t count, bool stop_at_contradiction) {
   SweepEquationsOf(hashes_, count, columns_, planes_, eq_lo_, eq_hi_);
-  reduced_ = CanSolveReduced(count, columns_);
-  if (reduced_) {
-    const size_t fit = SolveReduced(eq_lo_, eq_hi_, count, columns_, planes_, pivot_of_, &solution_);
-    solved_ = fit == count;
-    return fit;
+  solved_ = CanSolveReduced(count, columns_);
+  if (solved_) {
+    return SolveReduced(eq_lo_, eq_hi_, count, columns_, planes_, pivot_of_, &solution_, stop_at_contradiction);
   }
-  solved_ = false;
   const bool narrow = columns_ <= 64;
   const int fp_shift = narrow ? 0 : columns_ - 64;
-  const size_t fit = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
-  std::fill_n(added_.begin(), count, int8_t{-1});
+  const size_t first = SweepColumns(eq_lo_, eq_hi_, count, columns_, pivot_of_);
   const uint64_t hi_row_mask = row_mask_.hi;
   for (int p = 0; p < columns_; ++p) {
     const int i = pivot_of_[p];
-    if (i < 0 || static_cast<size_t>(i) >= fit) continue;
+    if (i < 0) continue;
     (p < 64 ? filled_.lo : filled_.hi) |= uint64_t{1} << (p & 63);
     pivot_rows_[p] = {eq_lo_[i], narrow ? 0 : eq_hi_[i] & hi_row_mask};
     pivot_fps_[p] = static_cast<uint32_t>(narrow ? eq_hi_[i] : eq_hi_[i] >> fp_shift);
-    added_[i] = static_cast<int8_t>(p);
   }
-  return fit;
+  return first;
 }
 
-size_t LineSolver::InsertPrefix(size_t count) {
-  if (swept_) return InsertPrefixSwept(count);
-  reduced_ = solved_ = false;
-  return columns_ <= 64 ? InsertPrefixNarrow(count) : InsertPrefixWide(count);
-}
-
-void LineSolver::Forget(size_t from, size_t to) {
-  for (size_t i = from; i < to; ++i) {
-    const int p = added_[i];
-    if (p >= 0) (p < 64 ? filled_.lo : filled_.hi) &= ~(uint64_t{1} << (p & 63));
-  }
+size_t LineSolver::Insert(size_t count, bool stop_at_contradiction) {
+  if (swept_) return InsertSwept(count, stop_at_contradiction);
+  solved_ = false;
+  return columns_ <= 64 ? InsertNarrow(count, stop_at_contradiction) : InsertWide(count, stop_at_contradiction);
 }
 
 LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, int extra_planes,
                               unsigned char* line) {
   const size_t k = hashes.size();
-  if (added_.size() < k) added_.resize(k);
   // The sweep makes its equations from the hashes; the one-key-at-a-time
   // insertion reads the codes.
   swept_ = k <= kMaxSweepKeys && HasSweep();
@@ -135,34 +126,22 @@ LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* o
   for (int e = extra_planes; e >= 1; --e) {
     if (k + 1 > static_cast<size_t>(ColumnsFor(r + e))) continue;
     Reset(r + e);
-    if (InsertPrefix(k) == k) {
+    if (Insert(k, /*stop_at_contradiction=*/true) == k) {
       WriteLine(kAllStored, e, line);
       return {r + e, kAllStored, k};
     }
   }
   Reset(r);
-  const size_t fit = InsertPrefix(k);
-  LineOutcome out{r, kAllStored, fit};
-  if (fit < k) {
-    // Bump every key of the failing key's order and above. Keys of that
-    // order already stored leave too: pivots are never changed once made,
-    // so the system of the keys below is the one before their pivots.
-    out.threshold = orders[fit];
-    size_t below = fit;
-    while (below > 0 && orders[below - 1] >= orders[fit]) --below;
+  const size_t first = Insert(k, /*stop_at_contradiction=*/false);
+  LineOutcome out{r, kAllStored, k};
+  if (first < k) {
+    // Bump every key of the failing key's order and above, those of that
+    // order before it too. The planes stay those of every pivot, the
+    // bumped keys' among them (header comment).
+    out.threshold = orders[first];
+    size_t below = first;
+    while (below > 0 && orders[below - 1] >= orders[first]) --below;
     out.stored = below;
-    if (reduced_) {
-      // The reduction has added later keys' pivots to the stored ones':
-      // solve the stored keys' equations alone (they fit, being before
-      // `fit`), their padding to a multiple of 8 zeroed as SolveReduced
-      // takes it.
-      const size_t padded = (below + 7) / 8 * 8;
-      std::fill(eq_lo_ + below, eq_lo_ + padded, 0);
-      std::fill(eq_hi_ + below, eq_hi_ + padded, 0);
-      solved_ = SolveReduced(eq_lo_, eq_hi_, below, columns_, planes_, pivot_of_, &solution_) == below;
-    } else {
-      Forget(below, fit);
-    }
   }
   WriteLine(out.threshold, 0, line);
   return out;

@@ -7,19 +7,32 @@
 // Gaussian elimination, one key at a time: an equation (row, fingerprint)
 // is reduced by the stored pivot of its lowest set row bit until that
 // column has no pivot (the equation becomes the pivot) or the row vanishes
-// (the key is dependent on stored ones: consistent if the fingerprint
-// vanished too, else the line cannot hold it). Back substitution then fills
-// the planes from the highest column down, with free columns 0. A line of
-// C columns holds about C - 1 keys: the i-th random row falls in the span
-// of the previous ones with probability 2^(i-C), and a dependent key fits
+// (the key is dependent on earlier ones: consistent if the fingerprint
+// vanished too, else a contradiction). Back substitution then fills the
+// planes from the highest column down, with free columns 0. A line of C
+// columns holds about C - 1 keys: the i-th random row falls in the span of
+// the previous ones with probability 2^(i-C), and a dependent key fits
 // only if its fingerprint agrees, with probability 2^-R.
 //
-// The line written depends only on the set of keys stored, not on the
-// order they were added in: the pivot columns are the leading columns of
-// the echelon form of the stored rows' span, and with free columns 0 the
-// solution on them is unique. So is the threshold: the first key of a
-// sorted sequence that contradicts the keys before it has the order of the
-// first order group whose union with the lower ones is inconsistent.
+// The keys are taken in order, and the first contradiction's order is the
+// line's threshold t: the keys of order >= t are bumped. The planes are
+// those of every pivot, the bumped keys' that are independent of the keys
+// before them included. They hold the stored keys all the same: a pivot is
+// the sum of its own equation and earlier ones, so the pivots span exactly
+// their own keys' equations, which are consistent, and a stored key that
+// is not a pivot depends on earlier stored keys with a fingerprint that
+// agrees. So the line takes one elimination of all its keys, where the
+// stored keys alone would need a second one after the threshold is known.
+//
+// The line written depends only on the keys and their sequence: the
+// pivots span the equations the sequence makes pivots, and with free
+// columns 0 the solution on that span is unique. Where every key fits,
+// the span is that of all keys, whatever their sequence; where keys are
+// bumped, the sequence is by order and, within an order, by hash
+// (compact_build.cc), so that the bytes do not depend on the order the
+// keys came in. The threshold does not depend on the sequence within an
+// order: the first contradiction falls in the first order group whose
+// union with the lower ones is inconsistent.
 
 #pragma once
 
@@ -51,11 +64,12 @@ struct LineOutcome {
 class LineSolver {
  public:
   // Writes the 64-byte line at `line` for the keys of `hashes`, which must
-  // be sorted by their orders `orders` (orders[i] of hashes[i]). The line
-  // gets r + e planes for the largest e <= extra_planes at which every key
-  // fits (at most ColumnsFor(r + e) - 1 keys), else r planes and the keys
-  // of the lowest orders that fit. extra_planes is at most E(r)
-  // (MaxExtraPlanes); 0 gives every line r planes.
+  // be sorted by their orders `orders` (orders[i] of hashes[i]), and within
+  // an order by hash where keys may be bumped. The line gets r + e planes
+  // for the largest e <= extra_planes at which every key fits (at most
+  // ColumnsFor(r + e) - 1 keys), else r planes and the keys of the lowest
+  // orders that fit. extra_planes is at most E(r) (MaxExtraPlanes); 0
+  // gives every line r planes.
   LineOutcome Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, int extra_planes,
                     unsigned char* line);
   // As Solve, for keys sorted by order (their codes must be CodeOf(hash)).
@@ -63,17 +77,16 @@ class LineSolver {
 
  private:
   void Reset(int planes);
-  // Adds the equations of Solve's keys [0, count) in order until one contradicts
-  // the stored ones; returns how many fit. added_[i] is the column key i
-  // became the pivot of, or -1.
-  size_t InsertPrefix(size_t count);
-  size_t InsertPrefixNarrow(size_t count);
-  size_t InsertPrefixWide(size_t count);
-  // InsertPrefix by SweepColumns (compact_sweep.h), or by SolveReduced,
-  // which leaves the planes in solution_ where every key fits (solved_).
-  size_t InsertPrefixSwept(size_t count);
-  // Removes the pivots of keys [from, to).
-  void Forget(size_t from, size_t to);
+  // Adds the equations of Solve's keys [0, count) in order, each that is
+  // independent of the ones before it as a pivot; returns the first that
+  // contradicts the ones before it, or count. With stop_at_contradiction
+  // it may stop there (for a caller that only asks whether all fit).
+  size_t Insert(size_t count, bool stop_at_contradiction);
+  size_t InsertNarrow(size_t count, bool stop_at_contradiction);
+  size_t InsertWide(size_t count, bool stop_at_contradiction);
+  // Insert by SweepColumns (compact_sweep.h), or by SolveReduced, which
+  // leaves the planes in solution_ (solved_).
+  size_t InsertSwept(size_t count, bool stop_at_contradiction);
   // Writes the planes (solution_ if solved_, else those of the pivots by
   // back substitution) and the metadata byte: the threshold, or
   // ExtraPlanesMeta(extra) for extra > 0.
@@ -86,17 +99,15 @@ class LineSolver {
   // Pivot p: its row (lowest set bit p) and its fingerprint.
   Bits128 pivot_rows_[128];
   uint32_t pivot_fps_[128];
-  // The equations of InsertPrefixSwept and the pivot of each column.
+  // The equations of InsertSwept and the pivot of each column.
   alignas(64) uint64_t eq_lo_[kMaxSweepKeys];
   alignas(64) uint64_t eq_hi_[kMaxSweepKeys];
   int8_t pivot_of_[128];
-  bool swept_ = false;    // InsertPrefixSwept, from hashes_
-  bool reduced_ = false;  // the last InsertPrefix was SolveReduced's
-  bool solved_ = false;   // and every key fit: solution_ holds the planes
+  bool swept_ = false;   // InsertSwept, from hashes_
+  bool solved_ = false;  // the last Insert was SolveReduced's: solution_ holds the planes
   PlaneSet solution_;
   const uint64_t* hashes_ = nullptr;  // the keys of Solve
   std::vector<KeyCode> codes_;        // theirs, where not swept
-  std::vector<int8_t> added_;
 };
 
 }  // namespace linebloom::internal::compact

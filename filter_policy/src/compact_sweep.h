@@ -64,11 +64,13 @@ void EnableSolveReducedForTesting(bool enabled);
 // Gauss-Jordan elimination of the equations SweepColumns takes, with
 // `planes` fingerprint bits, on their transpose (compact_sweep_transposed.cc);
 // lo and hi are only read. Returns what SweepColumns returns and sets
-// pivot_of as it does; where that is count (no equation contradicts), the
-// line's planes (free columns 0) go to *solution: bit p of plane b is
-// fingerprint bit b of column p's pivot, which the reduction leaves without
-// any other pivot's column.
+// pivot_of as it does. The planes of every pivot (free columns 0) go to
+// *solution: bit p of plane b is fingerprint bit b of column p's pivot,
+// which the reduction leaves without any other pivot's column. Equations
+// that contradict are not pivots and change nothing there. With
+// stop_at_contradiction, for a caller that only asks whether all fit, the
+// planes are written only where none contradicts.
 size_t SolveReduced(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
-                    PlaneSet* solution);
+                    PlaneSet* solution, bool stop_at_contradiction);
 
 }  // namespace linebloom::internal::compact

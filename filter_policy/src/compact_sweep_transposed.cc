@@ -241,7 +241,8 @@ struct TransposedSweep {
     return count;
   }
 
-  // The planes (file comment), for a system without a contradiction.
+  // The planes (file comment): the pivots' alone, so contradicting
+  // equations, which are no pivots, change nothing.
   LINEBLOOM_TRANSPOSED_INLINE void Planes(int planes, PlaneSet* out) const {
     // Fingerprint bit b is lane kFirstFingerprintLane + b.
     constexpr int kFirstFingerprintLane = kColumns <= 64 ? 64 : kColumns;
@@ -274,18 +275,18 @@ struct TransposedSweep {
 
 template <int kPlanes, int kHalves>
 LINEBLOOM_TRANSPOSED_TARGET size_t SolveWith(const uint64_t* lo, const uint64_t* hi, size_t count, int planes,
-                                             int8_t* pivot_of, PlaneSet* solution) {
+                                             int8_t* pivot_of, PlaneSet* solution, bool stop_at_contradiction) {
   TransposedSweep<kPlanes, kHalves> s;
   std::memset(s.pivot_of, -1, sizeof(s.pivot_of));
   s.Load(lo, hi, count);
   s.Groups(std::make_integer_sequence<int, 16>());
   const size_t first = s.FirstContradiction(count);
-  if (first == count) s.Planes(planes, solution);
+  if (first == count || !stop_at_contradiction) s.Planes(planes, solution);
   std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes, kHalves>::kColumns);
   return first;
 }
 
-using SolveFn = size_t (*)(const uint64_t*, const uint64_t*, size_t, int, int8_t*, PlaneSet*);
+using SolveFn = size_t (*)(const uint64_t*, const uint64_t*, size_t, int, int8_t*, PlaneSet*, bool);
 constexpr int kMaxSweepPlanes = kMaxPlanes;
 // One solve per column count, that of its most planes (the others of the
 // same columns are never asked for: nullptr). Lines of more than 64 keys
@@ -333,15 +334,17 @@ bool CanSolveReduced(size_t count, int columns) {
 }
 
 size_t SolveReduced(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
-                    PlaneSet* solution) {
-  return SolveOf(count, columns)(lo, hi, count, planes, pivot_of, solution);
+                    PlaneSet* solution, bool stop_at_contradiction) {
+  return SolveOf(count, columns)(lo, hi, count, planes, pivot_of, solution, stop_at_contradiction);
 }
 
 #else
 
 void EnableSolveReducedForTesting(bool) {}
 bool CanSolveReduced(size_t, int) { return false; }
-size_t SolveReduced(const uint64_t*, const uint64_t*, size_t count, int, int, int8_t*, PlaneSet*) { return count; }
+size_t SolveReduced(const uint64_t*, const uint64_t*, size_t count, int, int, int8_t*, PlaneSet*, bool) {
+  return count;
+}
 
 #endif
 
