@@ -35,20 +35,19 @@ size_t LineSolver::InsertNarrow(size_t count, bool stop_at_contradiction) {
   for (size_t i = 0; i < count; ++i) {
     uint64_t row = NarrowRowOf(codes_[i], mask);
     uint32_t fp = FingerprintOf(codes_[i], planes_);
-    bool pivot = false;
     while (row != 0) {
       const int p = std::countr_zero(row);
       if (((filled >> p) & 1) == 0) {
         pivot_rows_[p] = {row, 0};
         pivot_fps_[p] = fp;
         filled |= uint64_t{1} << p;
-        pivot = true;
         break;
       }
       row ^= pivot_rows_[p].lo;
       fp ^= pivot_fps_[p];
     }
-    if (!pivot && fp != 0 && first == count) {
+    // The row vanished (no pivot made): the key depends on earlier ones.
+    if (row == 0 && fp != 0 && first == count) {
       first = i;
       if (stop_at_contradiction) break;
     }
@@ -63,7 +62,6 @@ size_t LineSolver::InsertWide(size_t count, bool stop_at_contradiction) {
   for (size_t i = 0; i < count; ++i) {
     Bits128 row = RowOf(codes_[i], columns_);
     uint32_t fp = FingerprintOf(codes_[i], planes_);
-    bool pivot = false;
     while (!IsZero(row)) {
       const int p = row.lo != 0 ? std::countr_zero(row.lo) : 64 + std::countr_zero(row.hi);
       uint64_t& word = p < 64 ? filled_.lo : filled_.hi;
@@ -72,13 +70,12 @@ size_t LineSolver::InsertWide(size_t count, bool stop_at_contradiction) {
         pivot_rows_[p] = row;
         pivot_fps_[p] = fp;
         word |= bit;
-        pivot = true;
         break;
       }
       row = row ^ pivot_rows_[p];
       fp ^= pivot_fps_[p];
     }
-    if (!pivot && fp != 0 && first == count) {
+    if (IsZero(row) && fp != 0 && first == count) {
       first = i;
       if (stop_at_contradiction) break;
     }
