@@ -142,45 +142,68 @@ int SearchOptimalBlockedProbes(double bits_per_key) {
   return best;
 }
 
-// The search costs more than building a filter of a few thousand keys, and
-// every builder sizing a filter asks it again for the bits per key that
-// filter has after rounding (ProbesFor), a few distinct values per bits per
-// key and key count. So its answers are remembered process-wide, in a
-// direct-mapped table shared by all threads without a lock: a slot is one
-// 64-bit word holding c and k together, so a load sees a whole entry (or
-// an empty slot, or another c's entry, both misses), never c with another
-// c's k. They fit because every c a filter can have lies in [1, 256)
-// ([kMinBitsPerKey, kMaxBitsPerKey], at most doubled by rounding up to
-// whole blocks): its binary exponent is one of 8, so c is 3 exponent bits
-// and 52 mantissa bits, and k (1 to 24, never 0: 0 marks an empty slot) 5
-// more. Other c are searched every time. The value is the search's, so the
-// filter bytes do not depend on whether a slot was hit.
-class OptimalProbesMemo {
+// The search costs more than building a filter of a few thousand keys
+// (a few BlockedFpr sums), and every builder asks it again for the bits per
+// key its filter has after rounding to whole blocks (ProbesFor): a value of
+// its own for nearly every key count, and a store's files and partitions
+// each have their own count. But below kStepsBelow its answer is a step
+// function of c that never falls: the optimum moves to k + 1 once, where
+// BlockedFpr(c, k + 1) drops below BlockedFpr(c, k), as c grows (2^20
+// random c below kStepsBelow give the search's answer; near 150 bits per
+// key, past the last step to kMaxProbes, the rates of 23 and 24 probes
+// agree to six digits and the search's answer flickers between them). So
+// there the answer is the k whose step holds c: the least c at which each
+// k begins (StepUp) is found once per process, by bisection over the
+// doubles with the search itself, so every answer is the search's own. A
+// step costs about 55 searches, once; a process touches two or three.
+//   simple form: return SearchOptimalBlockedProbes(bits_per_key);
+class ProbeSteps {
  public:
+  static constexpr double kStepsBelow = 128.0;
+
+  // c in [kMinBitsPerKey, kStepsBelow).
   int Get(double bits_per_key) {
-    const uint64_t bits = std::bit_cast<uint64_t>(bits_per_key);
-    if (!(bits_per_key >= 1.0 && bits_per_key < 256.0)) return SearchOptimalBlockedProbes(bits_per_key);
-    const uint64_t key = bits - std::bit_cast<uint64_t>(1.0);  // < 2^55
-    std::atomic<uint64_t>& slot = slots_[(key * 0x9E3779B97F4A7C15u) >> (64 - kLogSlots)];
-    const uint64_t entry = slot.load(std::memory_order_relaxed);
-    if (entry >> kProbeBits == key && entry != 0) return static_cast<int>(entry & ((1u << kProbeBits) - 1));
-    const int k = SearchOptimalBlockedProbes(bits_per_key);
-    slot.store(key << kProbeBits | static_cast<uint64_t>(k), std::memory_order_relaxed);
+    int k = std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
+    while (k < kMaxProbes && bits_per_key >= StepUp(k + 1)) ++k;
+    while (k > kMinProbes && bits_per_key < StepUp(k)) --k;
     return k;
   }
 
  private:
-  static constexpr int kProbeBits = 5;
-  static_assert(kMaxProbes < (1 << kProbeBits) && kMinProbes > 0);
-  static constexpr int kLogSlots = 10;
-  std::atomic<uint64_t> slots_[size_t{1} << kLogSlots] = {};
+  // The least double c >= kMinBitsPerKey whose search answers k or more (k
+  // in (kMinProbes, kMaxProbes]). Threads that find it at once store the
+  // same value; 0 marks one not found yet.
+  double StepUp(int k) {
+    double c = first_[k].load(std::memory_order_relaxed);
+    if (c == 0) {
+      c = FindStepUp(k);
+      first_[k].store(c, std::memory_order_relaxed);
+    }
+    return c;
+  }
+  // Positive doubles order as their bit patterns: the bisection halves a
+  // range of patterns. The search answers 1 at kMinBitsPerKey and
+  // kMaxProbes at kStepsBelow, so the step lies between.
+  static double FindStepUp(int k) {
+    uint64_t below = std::bit_cast<uint64_t>(kMinBitsPerKey), at = std::bit_cast<uint64_t>(kStepsBelow);
+    while (at - below > 1) {
+      const uint64_t mid = below + (at - below) / 2;
+      (SearchOptimalBlockedProbes(std::bit_cast<double>(mid)) >= k ? at : below) = mid;
+    }
+    return std::bit_cast<double>(at);
+  }
+
+  std::atomic<double> first_[kMaxProbes + 1] = {};
 };
 
-constinit OptimalProbesMemo optimal_probes_memo;
+constinit ProbeSteps probe_steps;
 
 }  // namespace
 
-int OptimalBlockedProbes(double bits_per_key) { return optimal_probes_memo.Get(bits_per_key); }
+int OptimalBlockedProbes(double bits_per_key) {
+  if (bits_per_key >= kMinBitsPerKey && bits_per_key < ProbeSteps::kStepsBelow) return probe_steps.Get(bits_per_key);
+  return SearchOptimalBlockedProbes(bits_per_key);
+}
 
 static double BestBlockedFpr(double bits_per_key) {
   return BlockedFpr(bits_per_key, OptimalBlockedProbes(bits_per_key));

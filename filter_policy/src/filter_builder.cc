@@ -245,8 +245,8 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   assert(out.size() == FinishedSize());
   SealChunk();
   const size_t num_blocks = NumBlocksFor(num_keys_, bits_per_key_);
-  // ProbesFor costs next to nothing once its search for this filter's bits
-  // per key is remembered (OptimalBlockedProbes keeps it process-wide).
+  // ProbesFor costs next to nothing: OptimalBlockedProbes reads the
+  // filter's bits per key off steps it finds once per process.
   const int num_probes = ProbesFor(options_, num_keys_);
   auto* const start = reinterpret_cast<unsigned char*>(out.data());
   unsigned char* const bytes = start + lead_bytes_;  // the first block

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 
 #include "linebloom/bloom_math.h"
@@ -73,6 +75,53 @@ TEST(BloomMath, ProbesMinimiseTheExactBlockedRate) {
     EXPECT_LT(BlockedFpr(row.bits, row.k), BlockedFpr(row.bits, row.k - 1));
     EXPECT_LT(BlockedFpr(row.bits, row.k), BlockedFpr(row.bits, row.k + 1));
   }
+}
+
+// The k minimising BlockedFpr(c, k) as the library has always searched
+// for it, the reference of the filters written so far: downhill from
+// 0.6 c + 0.5, first down and then up, moving only to a strictly lower
+// rate (so a tie of two k at a step's edge keeps the one it started at).
+int DownhillBlockedProbes(double c) {
+  int best = std::clamp(static_cast<int>(0.6 * c + 0.5), kMinProbes, kMaxProbes);
+  double best_fpr = BlockedFpr(c, best);
+  for (int step : {-1, +1}) {
+    for (int k = best + step; k >= kMinProbes && k <= kMaxProbes; k += step) {
+      const double f = BlockedFpr(c, k);
+      if (f >= best_fpr) break;
+      best = k;
+      best_fpr = f;
+    }
+  }
+  return best;
+}
+
+// OptimalBlockedProbes answers from the steps of k* over c below 128: at
+// random c, and on both sides of every step (the least c of each k, and
+// the double below it), it must answer as the search does.
+TEST(BloomMath, ProbesAreTheSearchsAtEveryBitsPerKey) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> log_c(0, std::log(160.0));
+  for (int i = 0; i < 3000; ++i) {
+    const double c = std::exp(log_c(rng));
+    ASSERT_EQ(OptimalBlockedProbes(c), DownhillBlockedProbes(c)) << c;
+  }
+  int steps = 0;
+  for (double c = 1.0; c < 128.0; c = std::nextafter(c, 256.0)) {
+    // The least c of the next k: bisection over the doubles on the answer.
+    const int k = OptimalBlockedProbes(c);
+    if (k == kMaxProbes) break;
+    double below = c, at = 128.0;
+    while (std::nextafter(below, 256.0) < at) {
+      const double mid = below + (at - below) / 2;
+      (OptimalBlockedProbes(mid) > k ? at : below) = mid;
+    }
+    EXPECT_EQ(OptimalBlockedProbes(at), DownhillBlockedProbes(at)) << at;
+    EXPECT_EQ(OptimalBlockedProbes(below), DownhillBlockedProbes(below)) << below;
+    EXPECT_EQ(OptimalBlockedProbes(at), k + 1) << at;
+    ++steps;
+    c = at;
+  }
+  EXPECT_EQ(steps, kMaxProbes - kMinProbes);
 }
 
 TEST(BloomMath, ClassicIsALowerBoundOnTheExactRate) {
