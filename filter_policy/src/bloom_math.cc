@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 
 #include "linebloom/filter_options.h"
 
@@ -146,16 +147,17 @@ int SearchOptimalBlockedProbes(double bits_per_key) {
 // (a few BlockedFpr sums), and every builder asks it again for the bits per
 // key its filter has after rounding to whole blocks (ProbesFor): a value of
 // its own for nearly every key count, and a store's files and partitions
-// each have their own count. But below kStepsBelow its answer is a step
-// function of c that never falls: the optimum moves to k + 1 once, where
-// BlockedFpr(c, k + 1) drops below BlockedFpr(c, k), as c grows (2^20
-// random c below kStepsBelow give the search's answer; near 150 bits per
-// key, past the last step to kMaxProbes, the rates of 23 and 24 probes
-// agree to six digits and the search's answer flickers between them). So
-// there the answer is the k whose step holds c: the least c at which each
-// k begins (StepUp) is found once per process, by bisection over the
-// doubles with the search itself, so every answer is the search's own. A
-// step costs about 55 searches, once; a process touches two or three.
+// each have their own count; the level planner asks for every bits per key
+// it weighs. But below kStepsBelow its answer is a step function of c: the
+// optimum moves to k + 1 where BlockedFpr(c, k + 1) drops below
+// BlockedFpr(c, k), as c grows, and only within a few doubles of that edge,
+// where the two rates tie to rounding, can the search's answer flicker
+// (2^20 random c below kStepsBelow checked; past it, near 150 bits per key,
+// the rates of 23 and 24 probes agree to six digits and the answer
+// flickers over wide ranges). So there the answer is read off the steps:
+// each edge is found once per process, by bisection with the search
+// itself down to a gap of 2^-24 of c, and a c inside that gap is searched.
+// Every answer is the search's own. An edge costs about 27 searches, once.
 //   simple form: return SearchOptimalBlockedProbes(bits_per_key);
 class ProbeSteps {
  public:
@@ -164,36 +166,50 @@ class ProbeSteps {
   // c in [kMinBitsPerKey, kStepsBelow).
   int Get(double bits_per_key) {
     int k = std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
-    while (k < kMaxProbes && bits_per_key >= StepUp(k + 1)) ++k;
-    while (k > kMinProbes && bits_per_key < StepUp(k)) --k;
+    for (; k < kMaxProbes; ++k) {
+      const Step& up = StepTo(k + 1);
+      if (bits_per_key < up.at) {
+        if (bits_per_key > up.below) return SearchOptimalBlockedProbes(bits_per_key);
+        break;
+      }
+    }
+    for (; k > kMinProbes; --k) {
+      const Step& here = StepTo(k);
+      if (bits_per_key > here.below) {
+        if (bits_per_key < here.at) return SearchOptimalBlockedProbes(bits_per_key);
+        break;
+      }
+    }
     return k;
   }
 
  private:
-  // The least double c >= kMinBitsPerKey whose search answers k or more (k
-  // in (kMinProbes, kMaxProbes]). Threads that find it at once store the
-  // same value; 0 marks one not found yet.
-  double StepUp(int k) {
-    double c = first_[k].load(std::memory_order_relaxed);
-    if (c == 0) {
-      c = FindStepUp(k);
-      first_[k].store(c, std::memory_order_relaxed);
-    }
-    return c;
+  // The search answers less than k at `below` and k or more from `at` on.
+  struct Step {
+    std::once_flag found;
+    double below = 0, at = 0;
+  };
+  // The step to k (in (kMinProbes, kMaxProbes]), found on first use.
+  const Step& StepTo(int k) {
+    Step& step = steps_[k];
+    std::call_once(step.found, [&step, k] { FindStep(k, &step); });
+    return step;
   }
   // Positive doubles order as their bit patterns: the bisection halves a
   // range of patterns. The search answers 1 at kMinBitsPerKey and
-  // kMaxProbes at kStepsBelow, so the step lies between.
-  static double FindStepUp(int k) {
+  // kMaxProbes at kStepsBelow, so every step lies between.
+  static void FindStep(int k, Step* step) {
+    constexpr uint64_t kGap = uint64_t{1} << (52 - 24);
     uint64_t below = std::bit_cast<uint64_t>(kMinBitsPerKey), at = std::bit_cast<uint64_t>(kStepsBelow);
-    while (at - below > 1) {
+    while (at - below > kGap) {
       const uint64_t mid = below + (at - below) / 2;
       (SearchOptimalBlockedProbes(std::bit_cast<double>(mid)) >= k ? at : below) = mid;
     }
-    return std::bit_cast<double>(at);
+    step->below = std::bit_cast<double>(below);
+    step->at = std::bit_cast<double>(at);
   }
 
-  std::atomic<double> first_[kMaxProbes + 1] = {};
+  Step steps_[kMaxProbes + 1];
 };
 
 constinit ProbeSteps probe_steps;

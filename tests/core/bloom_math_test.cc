@@ -96,8 +96,12 @@ int DownhillBlockedProbes(double c) {
 }
 
 // OptimalBlockedProbes answers from the steps of k* over c below 128: at
-// random c, and on both sides of every step (the least c of each k, and
-// the double below it), it must answer as the search does.
+// random c, and on both sides of every step (where the answer first grows
+// past each k, found by bisection over the doubles, and the double below
+// it), it must answer as the search does. At a step's edge the two rates
+// tie to rounding and the search's answer may flicker for a few doubles,
+// so a k can be passed more than once; the walk must still reach
+// kMaxProbes.
 TEST(BloomMath, ProbesAreTheSearchsAtEveryBitsPerKey) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> log_c(0, std::log(160.0));
@@ -105,23 +109,25 @@ TEST(BloomMath, ProbesAreTheSearchsAtEveryBitsPerKey) {
     const double c = std::exp(log_c(rng));
     ASSERT_EQ(OptimalBlockedProbes(c), DownhillBlockedProbes(c)) << c;
   }
-  int steps = 0;
-  for (double c = 1.0; c < 128.0; c = std::nextafter(c, 256.0)) {
-    // The least c of the next k: bisection over the doubles on the answer.
+  int edges = 0;
+  bool reached_max = false;
+  for (double c = 1.0; c < 128.0 && edges < 100; ++edges) {
     const int k = OptimalBlockedProbes(c);
-    if (k == kMaxProbes) break;
+    if (k == kMaxProbes) {
+      reached_max = true;
+      break;
+    }
     double below = c, at = 128.0;
     while (std::nextafter(below, 256.0) < at) {
       const double mid = below + (at - below) / 2;
       (OptimalBlockedProbes(mid) > k ? at : below) = mid;
     }
-    EXPECT_EQ(OptimalBlockedProbes(at), DownhillBlockedProbes(at)) << at;
-    EXPECT_EQ(OptimalBlockedProbes(below), DownhillBlockedProbes(below)) << below;
-    EXPECT_EQ(OptimalBlockedProbes(at), k + 1) << at;
-    ++steps;
+    ASSERT_EQ(OptimalBlockedProbes(at), DownhillBlockedProbes(at)) << at;
+    ASSERT_EQ(OptimalBlockedProbes(below), DownhillBlockedProbes(below)) << below;
     c = at;
   }
-  EXPECT_EQ(steps, kMaxProbes - kMinProbes);
+  EXPECT_TRUE(reached_max);
+  EXPECT_GE(edges, kMaxProbes - kMinProbes);
 }
 
 TEST(BloomMath, ClassicIsALowerBoundOnTheExactRate) {
