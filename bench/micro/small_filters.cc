@@ -95,23 +95,38 @@ void Alternate(int reps, const Run& run, SmallFilterCell* cell) {
   }
 }
 
-// Builds `builds` filters of `keys`, each with a builder of its own (as
-// RocksDB builds each SST's full filter) or all with one builder (as it
-// builds the partitions of one SST). Returns ns per key.
-double TimeBuilds(const ::rocksdb::FilterPolicy& policy, const KeySet& keys, size_t builds, bool one_builder) {
+// The key count of build b: within 10 % of keys_per_filter either way,
+// spread evenly (the golden ratio's multiples mod 1), as the partitions of
+// a file and the files of a level each have a count of their own.
+size_t BuildKeyCount(size_t keys_per_filter, size_t b) {
+  const double spread = std::fmod(static_cast<double>(b) * 0.6180339887498949, 1.0);
+  return std::max<size_t>(
+      1, static_cast<size_t>(std::llround(static_cast<double>(keys_per_filter) * (0.9 + 0.2 * spread))));
+}
+
+// Builds `builds` filters of the first BuildKeyCount(keys_per_filter, b)
+// of `keys`, each with a builder of its own (as RocksDB builds each SST's
+// full filter) or all with one builder (as it builds the partitions of one
+// SST). Returns ns per key.
+double TimeBuilds(const ::rocksdb::FilterPolicy& policy, const KeySet& keys, size_t keys_per_filter, size_t builds,
+                  bool one_builder) {
   std::optional<rocksdb_plugin::PolicyFilterBuilder> builder;
+  size_t added = 0;
   const double start = NowNs();
   for (size_t b = 0; b < builds; ++b) {
     if (!builder || !one_builder) builder.emplace(policy, 5);
-    for (std::string_view key : keys.views()) builder->AddKey(key);
+    const size_t count = BuildKeyCount(keys_per_filter, b);
+    for (std::string_view key : keys.views().first(count)) builder->AddKey(key);
     builder->Finish();
+    added += count;
   }
-  return (NowNs() - start) / static_cast<double>(builds * keys.size());
+  return (NowNs() - start) / static_cast<double>(added);
 }
 
 void TimeBuild(const Config& config, const std::vector<std::shared_ptr<const ::rocksdb::FilterPolicy>>& policies,
                size_t keys_per_filter, SmallFilterReport& report) {
-  const KeySet keys = KeySet::Range(0, keys_per_filter, config.key_length);
+  // Enough keys for the largest count BuildKeyCount gives.
+  const KeySet keys = KeySet::Range(0, keys_per_filter + keys_per_filter / 10 + 1, config.key_length);
   const size_t builds = std::max<size_t>(1, config.build_keys / keys_per_filter);
   for (bool one_builder : {false, true}) {
     SmallFilterCell cell;
@@ -119,7 +134,8 @@ void TimeBuild(const Config& config, const std::vector<std::shared_ptr<const ::r
     cell.keys_per_filter = keys_per_filter;
     cell.num_filters = builds;
     Alternate(
-        config.reps, [&](int side) { return TimeBuilds(*policies[side], keys, builds, one_builder); }, &cell);
+        config.reps, [&](int side) { return TimeBuilds(*policies[side], keys, keys_per_filter, builds, one_builder); },
+        &cell);
     report.Add(std::move(cell));
   }
 }
