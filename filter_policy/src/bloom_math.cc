@@ -3,7 +3,6 @@
 #include "linebloom/bloom_math.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
