@@ -124,12 +124,17 @@ double BlockedFpr(double bits_per_key, int num_probes, int block_bits) {
 
 namespace {
 
+// A k near the optimum: a little below the standard filter's c ln 2 (see
+// bloom_math.h).
+int NearOptimalProbes(double bits_per_key) {
+  return std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
+}
+
 // The downhill search itself, a few BlockedFpr sums of ~150 Poisson terms.
 int SearchOptimalBlockedProbes(double bits_per_key) {
-  // FPR_blk is unimodal in k. Start near the optimum (a little below the
-  // standard filter's c ln 2, see bloom_math.h) and walk downhill.
+  // FPR_blk is unimodal in k: walk downhill from near the optimum.
   auto fpr = [&](int k) { return BlockedFpr(bits_per_key, k); };
-  int best = std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
+  int best = NearOptimalProbes(bits_per_key);
   double best_fpr = fpr(best);
   for (int step : {-1, +1}) {
     for (int k = best + step; k >= kMinProbes && k <= kMaxProbes; k += step) {
@@ -157,6 +162,9 @@ int SearchOptimalBlockedProbes(double bits_per_key) {
 // each edge is found once per process, by bisection with the search
 // itself down to a gap of 2^-24 of c, and a c inside that gap is searched.
 // Every answer is the search's own. An edge costs about 27 searches, once.
+// A c from kStepsBelow on (only a filter of two or more blocks at over 64
+// bits per key has one; a one-block filter takes the standard filter's k,
+// ProbesFor) is searched every time.
 //   simple form: return SearchOptimalBlockedProbes(bits_per_key);
 class ProbeSteps {
  public:
@@ -164,7 +172,7 @@ class ProbeSteps {
 
   // c in [kMinBitsPerKey, kStepsBelow).
   int Get(double bits_per_key) {
-    int k = std::clamp(static_cast<int>(0.6 * bits_per_key + 0.5), kMinProbes, kMaxProbes);
+    int k = NearOptimalProbes(bits_per_key);
     for (; k < kMaxProbes; ++k) {
       const Step& up = StepTo(k + 1);
       if (bits_per_key < up.at) {
