@@ -12,6 +12,7 @@
 
 #include "linebloom/level_allocator.h"
 #include "linebloom/planner/level_planner.h"
+#include "linebloom/planner/tree_model.h"
 #include "support/planner_trees.h"
 
 namespace linebloom::planner {
@@ -132,6 +133,35 @@ TEST(PlannerEstimate, ChangedAllocationIsDescribedOnce) {
   LevelPlanner::NewFile file = FileAt(3);
   file.wants_log = false;
   EXPECT_EQ(quiet.PlanNewFile(file).log, "");
+}
+
+// L0's weight alone (what the tracked plans take of the estimate) is the
+// estimate's first weight: 1 before any level >= 1, with fewer than
+// kMinObservations L0 filters, or a key space of no width; else the mean
+// width of L0's recent filters, clamped to [kMinLookupWeight, 1].
+TEST(PlannerEstimate, L0WeightAloneIsTheEstimatesFirst) {
+  TrackedTree tree;
+  const auto expect_same = [&](const char* when) {
+    const std::vector<double> weights = LookupWeights(tree, 10);
+    EXPECT_EQ(L0LookupWeight(tree), weights.empty() ? 1.0 : weights[0]) << when;
+  };
+  expect_same("no level yet");
+  tree.SeeLevel(3);
+  tree.SeeLevel(6);
+  tree.RecordFilter(6, "k000", "k999", 1000, 1300, 10);
+  expect_same("no L0 filter");
+  // L0 files spanning 0.6 to 0.9 of the space: the mean is the weight.
+  const char* ranges[][2] = {{"k100", "k700"}, {"k000", "k900"}, {"k050", "k800"}, {"k200", "k900"}, {"k100", "k850"}};
+  for (size_t i = 0; i < std::size(ranges); ++i) {
+    tree.RecordFilter(0, ranges[i][0], ranges[i][1], 100, 130, 10);
+    expect_same(i + 1 < TrackedTree::kMinObservations ? "too few L0 filters" : "L0 measured");
+  }
+  EXPECT_GT(L0LookupWeight(tree), kMinLookupWeight);
+  EXPECT_LT(L0LookupWeight(tree), 1.0);
+  // Narrow L0 files: the weight is clamped to the floor.
+  for (int i = 0; i < 64; ++i) tree.RecordFilter(0, "k500", "k501", 10, 30, 10);
+  expect_same("narrow L0 files");
+  EXPECT_EQ(L0LookupWeight(tree), kMinLookupWeight);
 }
 
 }  // namespace

@@ -40,8 +40,7 @@ TrackedRuns MeasureTrackedRuns(const TrackedTree& tree, const PlannerOptions& op
   }
   auto l0 = tree.recent.find(0);
   runs.entries[0] = l0 != tree.recent.end() && !l0->second.empty() ? shallowest_keys : 0;
-  const std::vector<double> model_weights = LookupWeights(tree, options.size_ratio);
-  runs.coverage[0] = model_weights.empty() ? 1.0 : model_weights[0];
+  runs.coverage[0] = L0LookupWeight(tree);
   const std::vector<double>& configured = options.cache.level_weights;
   for (size_t run = 0; run < num_runs; ++run) {
     double c = runs.coverage[run];

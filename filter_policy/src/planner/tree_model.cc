@@ -43,6 +43,26 @@ std::vector<uint64_t> ModelEntries(double size_ratio, int num_non_l0_levels) {
   return runs;
 }
 
+namespace {
+
+// L0's weight (the mean fraction its recent files span), unclamped; 1 with
+// too few of them.
+double MeanL0Width(const TrackedTree& tree, const KeySpace& space) {
+  auto it = tree.recent.find(0);
+  if (it == tree.recent.end() || it->second.size() < TrackedTree::kMinObservations) return 1.0;
+  double widths = 0;
+  for (const TrackedTree::Filter& f : it->second) widths += space.Fraction(f.smallest, f.largest);
+  return widths / static_cast<double>(it->second.size());
+}
+
+}  // namespace
+
+double L0LookupWeight(const TrackedTree& tree) {
+  const KeySpace space(tree.smallest, tree.largest);
+  if (!tree.HasShape() || !space.HasWidth()) return 1.0;
+  return std::clamp(MeanL0Width(tree, space), kMinLookupWeight, 1.0);
+}
+
 std::vector<double> LookupWeights(const TrackedTree& tree, double size_ratio) {
   if (!tree.HasShape()) return {};
   const int s = tree.shallowest, d = tree.deepest;
@@ -50,12 +70,7 @@ std::vector<double> LookupWeights(const TrackedTree& tree, double size_ratio) {
   const KeySpace space(tree.smallest, tree.largest);
   if (!space.HasWidth()) return weights;  // one key, or nothing seen: no scale
 
-  // L0: the mean width of its recent files.
-  if (auto it = tree.recent.find(0); it != tree.recent.end() && it->second.size() >= TrackedTree::kMinObservations) {
-    double widths = 0;
-    for (const TrackedTree::Filter& f : it->second) widths += space.Fraction(f.smallest, f.largest);
-    weights[0] = widths / static_cast<double>(it->second.size());
-  }
+  weights[0] = MeanL0Width(tree, space);
   // Levels above the deepest: c_l = T^(l-D) rho_D / rho_l.
   if (const std::optional<double> deepest = Density(tree, space, d)) {
     for (int level = s; level < d; ++level) {

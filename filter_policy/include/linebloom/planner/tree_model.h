@@ -35,4 +35,9 @@ std::vector<uint64_t> ModelEntries(double size_ratio, int num_non_l0_levels);
 // before the tree has a level >= 1.
 std::vector<double> LookupWeights(const TrackedTree& tree, double size_ratio);
 
+// LookupWeights(tree, any ratio)[0] alone (1 before the tree has a level
+// >= 1): L0's weight needs no level's density, which the others' take a
+// walk of each level's recent filters to measure.
+double L0LookupWeight(const TrackedTree& tree);
+
 }  // namespace linebloom::planner
