@@ -48,17 +48,32 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
     tree.coverage_units.erase(units);
     units = tree.coverage_units.end();
   }
+  // A file outside a trial usually replaces one (a compaction's output
+  // for its input): that one's node, strings and all, is reused.
+  TrackedTree::LiveLevel::node_type reused;
   auto it = FirstOverlapCandidate(files, file_smallest);
   while (it != files.end() && std::string_view(it->first) <= file_largest) {
     if (units != tree.coverage_units.end()) units->second -= CoverageUnits(space, it->first, it->second.largest);
     level_keys -= it->second.keys;
-    if (replaced == nullptr) {
-      it = files.erase(it);
-    } else {
+    if (replaced != nullptr) {
       replaced->push_back(files.extract(it++));
+    } else if (reused.empty()) {
+      reused = files.extract(it++);
+    } else {
+      it = files.erase(it);
     }
   }
-  files.emplace(std::string(file_smallest), TrackedTree::Live{std::string(file_largest), keys, bytes});
+  // Every file left before `it` ends below file_smallest, and `it` starts
+  // above file_largest: the new file goes right before it.
+  if (reused.empty()) {
+    files.emplace_hint(it, std::string(file_smallest), TrackedTree::Live{std::string(file_largest), keys, bytes});
+  } else {
+    reused.key().assign(file_smallest);
+    reused.mapped().largest.assign(file_largest);
+    reused.mapped().keys = keys;
+    reused.mapped().bytes = bytes;
+    files.insert(it, std::move(reused));
+  }
   level_keys += keys;
   if (units != tree.coverage_units.end()) units->second += CoverageUnits(space, file_smallest, file_largest);
 }
@@ -92,8 +107,17 @@ void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::s
   key_samples += 2;
   if (level > 0) RecordLive(level, file_smallest, file_largest, keys, filter_bytes);
   std::deque<Filter>& filters = recent[level];
-  filters.push_back(Filter{std::string(file_smallest), std::string(file_largest), keys});
-  if (filters.size() > kRecentFilters) filters.pop_front();
+  if (filters.size() < kRecentFilters) {
+    filters.push_back(Filter{std::string(file_smallest), std::string(file_largest), keys});
+  } else {
+    // The oldest leaves; its strings hold the newest.
+    Filter oldest = std::move(filters.front());
+    filters.pop_front();
+    oldest.smallest.assign(file_smallest);
+    oldest.largest.assign(file_largest);
+    oldest.keys = keys;
+    filters.push_back(std::move(oldest));
+  }
 
   Spend& s = spend[level];
   const double actual = static_cast<double>(filter_bytes);
