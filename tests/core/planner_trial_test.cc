@@ -48,8 +48,17 @@ uint64_t SummedBuiltinBytes(const TrackedTree& tree, int level) {
   return bytes;
 }
 
+// The filter bytes of every live file, summed afresh.
+uint64_t SummedLiveBytes(const TrackedTree& tree) {
+  uint64_t bytes = 0;
+  for (const TrackedFile& file : tree.LiveFiles()) bytes += file.filter_bytes;
+  return bytes;
+}
+
 void ExpectSameTree(const TrackedTree& a, const TrackedTree& b) {
   ExpectSameFiles(a.LiveFiles(), b.LiveFiles());
+  EXPECT_EQ(a.live_bytes, SummedLiveBytes(a));
+  EXPECT_EQ(b.live_bytes, SummedLiveBytes(b));
   for (int level = 1; level <= 4; ++level) {
     EXPECT_EQ(a.LiveKeys(level), SummedKeys(a, level)) << "level " << level;
     EXPECT_EQ(b.LiveKeys(level), SummedKeys(b, level)) << "level " << level;
@@ -75,7 +84,7 @@ TEST(PlannerTrial, ATrialIsTheRecordedFileAndLeavesNoTrace) {
     const int level = 1 + static_cast<int>(rng() % 3);
     const uint64_t width = level == 1 ? 3000 : level == 2 ? 300 : 30;
     tree.SeeLevel(level);
-    tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % width), 50, 80, 10);
+    tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % width), 50, 80 + rng() % 40, 10);
   }
   ASSERT_LT(tree.Coverage(3), 0.1);
   // Remembered sums, which the trial must leave as they were.
@@ -100,8 +109,8 @@ TEST(PlannerTrial, ATrialIsTheRecordedFileAndLeavesNoTrace) {
   }
 }
 
-// The live keys kept with the files: recorded files replacing others, and
-// a listing from the engine that names one file twice (the later wins).
+// The live keys and bytes kept with the files: recorded files replacing
+// others, and a listing from the engine that names one file twice (the later wins).
 TEST(PlannerTrial, LiveKeysFollowTheFiles) {
   std::mt19937_64 rng(4);
   TrackedTree tree;
@@ -109,7 +118,8 @@ TEST(PlannerTrial, LiveKeysFollowTheFiles) {
     const uint64_t start = rng() % 100000;
     const int level = 1 + static_cast<int>(rng() % 2);
     tree.SeeLevel(level);
-    tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % 3000), 1 + rng() % 500, 80, 10);
+    tree.RecordFilter(level, Key(start), Key(start + 1 + rng() % 3000), 1 + rng() % 500, 80 + rng() % 400, 10);
+    ASSERT_EQ(tree.live_bytes, SummedLiveBytes(tree)) << "step " << step;
     for (int l = 1; l <= 2; ++l) {
       ASSERT_EQ(tree.LiveKeys(l), SummedKeys(tree, l)) << "step " << step;
       ASSERT_EQ(tree.LiveBuiltinBytes(l, 10), SummedBuiltinBytes(tree, l)) << "step " << step;
@@ -125,6 +135,7 @@ TEST(PlannerTrial, LiveKeysFollowTheFiles) {
   EXPECT_EQ(tree.LiveKeys(2), 7u);
   EXPECT_EQ(tree.LiveKeys(3), 0u);
   EXPECT_EQ(SummedKeys(tree, 1), 31u);
+  EXPECT_EQ(tree.live_bytes, 50u + 30 + 40);
   // BuiltinFilterBytes at 10 bits/key: 25 keys 37 bytes, 6 keys 13 bytes:
   // one 64-byte line each, plus 5.
   EXPECT_EQ(tree.LiveBuiltinBytes(1, 10), 2u * 69);

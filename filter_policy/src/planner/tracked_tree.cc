@@ -55,6 +55,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   while (it != files.end() && std::string_view(it->first) <= file_largest) {
     if (units != tree.coverage_units.end()) units->second -= CoverageUnits(space, it->first, it->second.largest);
     level_keys -= it->second.keys;
+    tree.live_bytes -= it->second.bytes;
     if (replaced != nullptr) {
       replaced->push_back(files.extract(it++));
     } else if (reused.empty()) {
@@ -75,6 +76,7 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
     files.insert(it, std::move(reused));
   }
   level_keys += keys;
+  tree.live_bytes += bytes;
   if (units != tree.coverage_units.end()) units->second += CoverageUnits(space, file_smallest, file_largest);
 }
 
@@ -150,6 +152,7 @@ TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smal
   trial.largest = largest;
   trial.added.assign(file_smallest);
   trial.live_keys = LiveKeys(level);
+  trial.live_bytes = live_bytes;
   trial.coverage_units = coverage_units;
   WidenKeySpace(file_smallest, file_largest);
   RecordLiveKeeping(*this, level, file_smallest, file_largest, keys, bytes, &trial.replaced);
@@ -166,6 +169,7 @@ void TrackedTree::EndTrial(Trial trial) {
     for (LiveLevel::node_type& node : trial.replaced) files.insert(std::move(node));
     live_keys[trial.level] = trial.live_keys;
   }
+  live_bytes = trial.live_bytes;
   any_filter = trial.any_filter;
   smallest = std::move(trial.smallest);
   largest = std::move(trial.largest);
@@ -176,6 +180,7 @@ void TrackedTree::EndTrial(Trial trial) {
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
   live.clear();
   live_keys.clear();
+  live_bytes = 0;
   coverage_units.clear();
   builtin_bytes_memo.clear();
   for (const TrackedFile& file : files) {
@@ -186,9 +191,11 @@ void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {
     auto [it, inserted] = level.try_emplace(file.smallest, Live{file.largest, file.filter_entries, file.filter_bytes});
     if (!inserted) {
       level_keys -= it->second.keys;
+      live_bytes -= it->second.bytes;
       it->second = Live{file.largest, file.filter_entries, file.filter_bytes};
     }
     level_keys += file.filter_entries;
+    live_bytes += file.filter_bytes;
     // A file moved down unrewritten may populate a level no filter was built at.
     SeeLevel(file.level);
   }

@@ -62,6 +62,9 @@ struct TrackedTree {
   // The keys of each level's live files, kept with `live` (a plan sums
   // them for every file built, so it does not walk the levels' files).
   std::map<int, uint64_t> live_keys;
+  // The filter bytes of every live file, kept with `live` alike (every new
+  // file's cache estimate counts them).
+  uint64_t live_bytes = 0;
   double key_bytes = 0, key_samples = 0;  // for the mean key length
   uint64_t observations = 0;              // filters recorded
   // Every file of the tree asks whether the deepest level covers enough of
@@ -111,7 +114,8 @@ struct TrackedTree {
     bool any_filter = false;
     std::string smallest, largest, added;
     std::vector<LiveLevel::node_type> replaced;
-    uint64_t live_keys = 0;  // of the level before
+    uint64_t live_keys = 0;   // of the level before
+    uint64_t live_bytes = 0;  // of the tree before
     std::map<int, uint64_t> coverage_units;
   };
   // Records the file as WidenKeySpace and then RecordLive would.
