@@ -83,6 +83,39 @@ int BucketShift(size_t keys, uint32_t lines) {
   return static_cast<int>(std::bit_width((lines - 1) / buckets));
 }
 
+// A line's counting sort by order counts in kOrderSlots counters (the
+// orders, rounded up to a multiple of eight).
+constexpr int kOrderSlots = (kOrders + 8) / 8 * 8;
+static_assert(kOrderSlots == 128);
+
+// counts[o] becomes the sum of counts[0, o), for byte counts that sum to at
+// most 255, eight at a time: a word times 0x0101...01 holds in byte j the
+// sum of its bytes 0..j (no sum passes 255, so no carry crosses a byte),
+// less the word itself those of bytes 0..j-1, plus the words before.
+//   simple form: for (o = 0, sum = 0; o < kOrderSlots; ++o) {
+//     const uint8_t c = counts[o]; counts[o] = sum; sum += c; }
+void ExclusivePrefixOfBytes(uint8_t* counts) {
+  constexpr uint64_t kEveryByte = 0x0101010101010101;
+  if constexpr (std::endian::native != std::endian::little) {
+    uint8_t sum = 0;
+    for (int o = 0; o < kOrderSlots; ++o) {
+      const uint8_t c = counts[o];
+      counts[o] = sum;
+      sum = static_cast<uint8_t>(sum + c);
+    }
+    return;
+  }
+  uint64_t before = 0;
+  for (int w = 0; w < kOrderSlots; w += 8) {
+    uint64_t word;
+    std::memcpy(&word, counts + w, 8);
+    const uint64_t through = word * kEveryByte;
+    const uint64_t below = through - word + before * kEveryByte;
+    std::memcpy(counts + w, &below, 8);
+    before += through >> 56;
+  }
+}
+
 class LayerBuilder {
  public:
   // `sections` splits layer 0 (compact_layout.h); any other layer has
@@ -170,6 +203,18 @@ class LayerBuilder {
     });
   }
 
+  // The counting sort's placement: key i goes to start[its order], which
+  // then moves on by one.
+  template <typename Count>
+  static void PlaceByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, Count* start, uint64_t* sorted,
+                           uint8_t* sorted_orders) {
+    for (size_t i = 0; i < k; ++i) {
+      const size_t at = start[orders[i]]++;
+      sorted[at] = keys[i];
+      sorted_orders[at] = orders[i];
+    }
+  }
+
   // SortBucket of a bucket of one line (a small layer's buckets are), which
   // the grouping has sorted already: the keys and their orders, copied.
   void CopyLine(size_t from, size_t to) {
@@ -196,13 +241,18 @@ class LayerBuilder {
     FitTo(s_.line_orders, k);
     uint64_t* sorted = s_.line_keys.data();
     uint8_t* sorted_orders = s_.line_orders.data();
-    uint32_t start[kOrders + 1] = {};
-    for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
-    for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
-    for (size_t i = 0; i < k; ++i) {
-      const uint32_t at = start[orders[i]]++;
-      sorted[at] = keys[i];
-      sorted_orders[at] = orders[i];
+    // Byte counters where no count can pass 255 (every line the shapes
+    // load), summed eight at a time (ExclusivePrefixOfBytes).
+    if (k <= 255) {
+      uint8_t start[kOrderSlots] = {};
+      for (size_t i = 0; i < k; ++i) ++start[orders[i]];
+      ExclusivePrefixOfBytes(start);
+      PlaceByOrder(keys, orders, k, start, sorted, sorted_orders);
+    } else {
+      uint32_t start[kOrderSlots] = {};
+      for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
+      for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
+      PlaceByOrder(keys, orders, k, start, sorted, sorted_orders);
     }
     // The keys of one order came in the order of the hashes' storage: each
     // run of one order from the run of key tie_from on is sorted by
