@@ -88,23 +88,26 @@ int BucketShift(size_t keys, uint32_t lines) {
 constexpr int kOrderSlots = (kOrders + 8) / 8 * 8;
 static_assert(kOrderSlots == 128);
 
-// counts[o] becomes the sum of counts[0, o), for byte counts that sum to at
-// most 255, eight at a time: a word times 0x0101...01 holds in byte j the
-// sum of its bytes 0..j (no sum passes 255, so no carry crosses a byte),
-// less the word itself those of bytes 0..j-1, plus the words before.
-//   simple form: for (o = 0, sum = 0; o < kOrderSlots; ++o) {
-//     const uint8_t c = counts[o]; counts[o] = sum; sum += c; }
-void ExclusivePrefixOfBytes(uint8_t* counts) {
-  constexpr uint64_t kEveryByte = 0x0101010101010101;
-  if constexpr (std::endian::native != std::endian::little) {
-    uint8_t sum = 0;
-    for (int o = 0; o < kOrderSlots; ++o) {
-      const uint8_t c = counts[o];
-      counts[o] = sum;
-      sum = static_cast<uint8_t>(sum + c);
-    }
-    return;
+// counts[o] becomes the sum of counts[0, o).
+template <typename Count>
+void ExclusivePrefixOneByOne(Count* counts) {
+  Count sum = 0;
+  for (int o = 0; o < kOrderSlots; ++o) {
+    const Count c = counts[o];
+    counts[o] = sum;
+    sum = static_cast<Count>(sum + c);
   }
+}
+void ExclusivePrefix(uint32_t* counts) { ExclusivePrefixOneByOne(counts); }
+
+// The same for byte counts that sum to at most 255, eight at a time: a
+// word times 0x0101...01 holds in byte j the sum of its bytes 0..j (no sum
+// passes 255, so no carry crosses a byte), less the word itself those of
+// bytes 0..j-1, plus the words before.
+//   simple form: ExclusivePrefixOneByOne(counts)
+void ExclusivePrefix(uint8_t* counts) {
+  if constexpr (std::endian::native != std::endian::little) return ExclusivePrefixOneByOne(counts);
+  constexpr uint64_t kEveryByte = 0x0101010101010101;
   uint64_t before = 0;
   for (int w = 0; w < kOrderSlots; w += 8) {
     uint64_t word;
@@ -203,11 +206,14 @@ class LayerBuilder {
     });
   }
 
-  // The counting sort's placement: key i goes to start[its order], which
-  // then moves on by one.
+  // The counting sort of a line's k keys by order into `sorted` and
+  // `sorted_orders`, stable, with counters of type Count (which must hold k).
   template <typename Count>
-  static void PlaceByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, Count* start, uint64_t* sorted,
-                           uint8_t* sorted_orders) {
+  static void CountingSortByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, uint64_t* sorted,
+                                  uint8_t* sorted_orders) {
+    Count start[kOrderSlots] = {};
+    for (size_t i = 0; i < k; ++i) ++start[orders[i]];
+    ExclusivePrefix(start);
     for (size_t i = 0; i < k; ++i) {
       const size_t at = start[orders[i]]++;
       sorted[at] = keys[i];
@@ -242,17 +248,11 @@ class LayerBuilder {
     uint64_t* sorted = s_.line_keys.data();
     uint8_t* sorted_orders = s_.line_orders.data();
     // Byte counters where no count can pass 255 (every line the shapes
-    // load), summed eight at a time (ExclusivePrefixOfBytes).
+    // load): their prefix sums go eight at a time.
     if (k <= 255) {
-      uint8_t start[kOrderSlots] = {};
-      for (size_t i = 0; i < k; ++i) ++start[orders[i]];
-      ExclusivePrefixOfBytes(start);
-      PlaceByOrder(keys, orders, k, start, sorted, sorted_orders);
+      CountingSortByOrder<uint8_t>(keys, orders, k, sorted, sorted_orders);
     } else {
-      uint32_t start[kOrderSlots] = {};
-      for (size_t i = 0; i < k; ++i) ++start[orders[i] + 1];
-      for (int o = 0; o < kOrders; ++o) start[o + 1] += start[o];
-      PlaceByOrder(keys, orders, k, start, sorted, sorted_orders);
+      CountingSortByOrder<uint32_t>(keys, orders, k, sorted, sorted_orders);
     }
     // The keys of one order came in the order of the hashes' storage: each
     // run of one order from the run of key tie_from on is sorted by

@@ -79,17 +79,16 @@ double PlanBooks::FitLastRun(std::vector<double> bits, const std::vector<double>
   }
   const double fixed_bytes = SumBytes(fixed, bits, own_bits);
   const std::span<const Booked> files = std::span(booked_).subspan(first_varied);
-  // A file's term depends only on its level and keys, and files of equal
-  // size are common (an engine cuts files at a target size, and records of
-  // one size give equal counts): those share one computation per step,
-  // their first file's. Such files share their block boundaries too, so
-  // the search, which ends at a boundary, would otherwise compute every
-  // one of them at every step.
+  // A file's term depends only on its level and keys, and these files are
+  // all of the last run's level; files of equal size are common (an engine
+  // cuts files at a target size, and records of one size give equal
+  // counts): those share one computation per step, their first file's.
+  // Such files share their block boundaries too, so the search, which ends
+  // at a boundary, would otherwise compute every one of them at every step.
   std::vector<size_t> same_as(files.size());
   std::unordered_map<uint64_t, size_t> first_of_size;
   for (size_t i = 0; i < files.size(); ++i) {
     same_as[i] = first_of_size.try_emplace(files[i].file->keys, i).first->second;
-    if (files[same_as[i]].level != files[i].level) same_as[i] = i;
   }
   // Each file's term at lo, at hi, and at the step's midpoint.
   std::vector<double> at_lo(files.size()), at_hi(files.size()), at_mid(files.size());
