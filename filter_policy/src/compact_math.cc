@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compact_layout.h"
+#include "linebloom/filter_format.h"
 
 namespace linebloom {
 namespace {
@@ -422,6 +423,17 @@ double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes
     (CompactFpr(mid, num_keys, extra_planes, mixed) <= target_fpr ? hi : lo) = mid;
   }
   return hi;
+}
+
+double CompactOverheadBytes(size_t num_keys) {
+  if (num_keys == 0) return kFilterTrailerBytes;
+  const double sections = num_keys >= kMinMixedKeys ? 8 : 0;
+  return kFilterTrailerBytes + sections + 2 * 4 + internal::compact::kLineBytes;
+}
+
+double ExpectedCompactBytes(size_t num_keys, double bits_per_key) {
+  if (num_keys == 0) return kFilterTrailerBytes;
+  return static_cast<double>(num_keys) * ClampBits(bits_per_key) / 8 + CompactOverheadBytes(num_keys);
 }
 
 }  // namespace linebloom

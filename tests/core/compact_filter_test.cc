@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -422,6 +423,27 @@ TEST(CompactMath, EstimatesDoNotDependOnWhatWasAskedBefore) {
     EXPECT_EQ(forward[i].second_line_share, backward[i].second_line_share) << i;
     EXPECT_EQ(forward[i].bumped_key_share, backward[i].bumped_key_share) << i;
   }
+}
+
+// The expected bytes a budget prices a compact filter at: the mean size of
+// real filters within a line, or 0.2 % of a larger filter (its few more
+// small layers).
+TEST(CompactMath, ExpectedBytesAreTheMeanOfRealFilters) {
+  for (size_t keys : {300, 2'179, 5'000, 40'000}) {
+    for (double bits : {6.0, 9.3, 12.0, 16.0}) {
+      constexpr int kFilters = 12;
+      double sum = 0;
+      for (int f = 0; f < kFilters; ++f) {
+        sum += static_cast<double>(BuildFromHashes(golden::RandomHashes(keys + f * 1000 + 1, keys), bits).size());
+      }
+      const double expected = ExpectedCompactBytes(keys, bits);
+      EXPECT_NEAR(sum / kFilters, expected, std::max(64.0, 0.002 * expected)) << keys << " keys at " << bits;
+    }
+  }
+  EXPECT_EQ(ExpectedCompactBytes(0, 10), 16.0);
+  // Clamped as the builder clamps: below the least bits, the least.
+  EXPECT_EQ(ExpectedCompactBytes(1000, 2), ExpectedCompactBytes(1000, kMinCompactBitsPerKey));
+  EXPECT_EQ(ExpectedCompactBytes(1000, 10) - ExpectedCompactBytes(1000, 9), 125.0);
 }
 
 TEST(CompactMath, SettingsAreClamped) {

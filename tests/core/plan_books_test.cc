@@ -65,7 +65,7 @@ std::set<double> ExpectFitsOfReference(const TrackedTree& tree) {
   std::set<double> fits;
   const PlannerOptions options;
   const TrackedRuns runs = MeasureTrackedRuns(tree, options);
-  const PlanBooks books(tree, runs, options.average_bits_per_key);
+  const PlanBooks books(tree, runs, options);
   const size_t num_runs = tree.NumRuns();
   EXPECT_EQ(num_runs, 4u);  // L0, L4, L5, L6
   for (double upper : {0.0, 3.0, 9.7, 14.0, 20.5, 31.0, 64.0}) {

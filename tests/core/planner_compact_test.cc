@@ -7,17 +7,25 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
 #include <vector>
 
+#include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
+#include "linebloom/filter_builder.h"
+#include "linebloom/filter_format.h"
 #include "linebloom/level_allocator.h"
 #include "linebloom/planner/level_planner.h"
+#include "support/golden_keys.h"
 #include "support/planner_trees.h"
 
 namespace linebloom::planner {
 namespace {
 
 using testing::FileAt;
+using testing::KeyAt;
+using testing::kToySpace;
 
 constexpr FilterKind kB = FilterKind::kBloom;
 constexpr FilterKind kC = FilterKind::kCompact;
@@ -90,14 +98,61 @@ TEST(CompactPlanner, TrackedTreeGivesTheLastLevelCompactBits) {
   const LevelPlanner::Decision l6 = planner.PlanNewFile(FileAt(6));
   ASSERT_TRUE(l6.filter);
   EXPECT_EQ(l6.kind, kC);
-  // No whole-block dither for a compact filter: the plan's bits as they are.
-  EXPECT_EQ(l6.filter->bits_per_key, plan->bits_per_key.back());
+  // No whole blocks for a compact filter: the bits, in 1/16, at which its
+  // expected bytes are the plan's last-level bytes for the level's recent
+  // files' keys (no carry yet: no file sized by this plan has been built).
+  ASSERT_GT(plan->last_bytes_per_key, 0);
+  const double exact = (plan->last_bytes_per_key * 1280 - CompactOverheadBytes(1280)) * 8 / 1280;
+  EXPECT_EQ(l6.filter->bits_per_key, std::round(exact * 16) / 16);
+  EXPECT_NEAR(ExpectedCompactBytes(1280, l6.filter->bits_per_key), plan->last_bytes_per_key * 1280, 1280 / 16 / 8 / 2);
   EXPECT_GE(l6.filter->bits_per_key, kMinCompactBitsPerKey);
   EXPECT_EQ(planner.PlanNewFile(FileAt(5)).kind, kB);
   // Without the option every level is Bloom.
   LevelPlanner bloom(testing::DefaultPlannerOptions());
   testing::BuildToyTree(bloom);
   EXPECT_EQ(bloom.PlanNewFile(FileAt(6)).kind, kB);
+}
+
+// Rewriting every last-level file of the toy tree with real filters at the
+// bits the planner gives, each recorded with its real bytes as the policy
+// records them: the level's real bytes are its plan's bytes per key for its
+// keys, to within the carry's bound -- Bloom filters by whole blocks,
+// compact filters by their expected bytes, whose error the carry takes up.
+// (The plan stays the same: the files keep their keys and key ranges.)
+TEST(CompactPlanner, LastLevelSpendsThePlansBytes) {
+  for (FilterKind kind : {kB, kC}) {
+    PlannerOptions options = testing::DefaultPlannerOptions();
+    if (kind == kC) options.compact_from_level = 6;
+    LevelPlanner planner(options);
+    testing::BuildToyTree(planner);
+    const auto plan = planner.TEST_TrackedPlan("default");
+    ASSERT_TRUE(plan);
+    double real = 0;
+    for (uint64_t i = 0; i < 400; ++i) {
+      const LevelPlanner::Decision decision = planner.PlanNewFile(FileAt(6));
+      ASSERT_TRUE(decision.filter);
+      ASSERT_EQ(decision.kind, kind);
+      const std::vector<uint64_t> hashes = golden::RandomHashes(i + 1, 1280);
+      std::string bytes;
+      if (kind == kC) {
+        CompactFilterBuilder builder(*decision.filter);
+        for (uint64_t h : hashes) builder.AddHash(h);
+        bytes = builder.Finish();
+      } else {
+        FilterBuilder builder(*decision.filter);
+        for (uint64_t h : hashes) builder.AddHash(h);
+        bytes = builder.Finish();
+      }
+      real += static_cast<double>(bytes.size());
+      planner.ObserveFilter("default", 6, KeyAt(i * kToySpace / 400), KeyAt((i + 1) * kToySpace / 400 - 1), 1280,
+                            bytes.size());
+    }
+    const auto after = planner.TEST_TrackedPlan("default");
+    ASSERT_TRUE(after);
+    EXPECT_EQ(after->last_bytes_per_key, plan->last_bytes_per_key);
+    const double budget = plan->last_bytes_per_key * 400 * 1280;
+    EXPECT_NEAR(real, budget, kMaxCarryBlocks * kFilterBlockBytes) << static_cast<int>(kind);
+  }
 }
 
 TEST(CompactPlanner, DeepestLevelAloneWhenAskedForBottommostFiles) {

@@ -117,4 +117,19 @@ double CompactFpr(double bits_per_key, size_t num_keys, int extra_planes = kComp
 double CompactBitsPerKeyFor(double target_fpr, size_t num_keys, int extra_planes = kCompactExtraPlanes,
                             bool mixed = true);
 
+// The bytes a compact filter of `num_keys` keys at `bits_per_key` (clamped
+// as the builder clamps it) takes on average, for budgets. Its lines spend
+// the bits per key over all layers together (the shape's keys per line are
+// set so), so num_keys * bits / 8 bytes, plus what does not scale with the
+// keys (CompactOverheadBytes). Within about a line of a filter's real size;
+// larger filters (over about 20,000 keys) have one or two more small
+// layers, each a few more bytes, under 0.1 % of their size.
+double ExpectedCompactBytes(size_t num_keys, double bits_per_key);
+// The bytes beyond the bits: the trailer, the layer table of the two layers
+// a filter of up to about 20,000 keys has (4 bytes each) and a mixed
+// shape's 8 bytes of sections, and a line of rounding: the first layer's
+// last line is half full on average, and so is the second layer's, whose
+// few bumped keys take a whole line.
+double CompactOverheadBytes(size_t num_keys);
+
 }  // namespace linebloom

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linebloom/compact_math.h"
 #include "linebloom/filter_format.h"
 #include "linebloom/planner/budget_average.h"
 #include "linebloom/planner/tree_model.h"
@@ -15,6 +16,8 @@ namespace {
 
 // Weights and averages are cached in 64ths: kUnit = weight 1.
 constexpr int kUnit = 64;
+// Steps per bit of a compact last-level file's bits per key.
+constexpr double kCompactBitsSteps = 16;
 // Past this many cached estimate allocations the cache is emptied (weights
 // drift slowly; this bounds memory in a long-lived DB).
 constexpr size_t kMaxCachedAllocations = 4096;
@@ -80,19 +83,18 @@ std::optional<double> LevelPlanner::TrackedBitsLocked(TreeState& state, const Ne
   if (run >= state.plan->bits_per_key.size()) return std::nullopt;
   const double bits = state.plan->bits_per_key[run];
   if (bits <= 0) return 0.0;
-  // Whole Bloom blocks per file: a compact filter spends its bits per key
-  // to within its layer table, with no blocks to round to.
-  const bool bloom = KindOfLevel(options_, file.level, tree.deepest) == FilterKind::kBloom;
-  if (bloom && file.level == tree.deepest && state.plan->last_bytes_per_key > 0) {
-    return DitheredLastLevelBits(state, bits);
+  if (file.level == tree.deepest && state.plan->last_bytes_per_key > 0) {
+    return LastLevelBits(state, bits, KindOfLevel(options_, file.level, tree.deepest));
   }
   return bits;
 }
 
-// Whole blocks for the predicted keys, budget plus carry
-// (docs/LEVEL_AWARE.md, "Whole blocks per file"); bits half a block below,
-// so that rounding up gives them.
-double LevelPlanner::DitheredLastLevelBits(const TreeState& state, double bits) const {
+// The budget's bytes for the predicted keys plus the carry
+// (docs/LEVEL_AWARE.md, "The last level's bytes"). A Bloom filter takes
+// them in whole blocks: bits half a block below, so that rounding up gives
+// them. A compact filter has no blocks to round to: the bits its expected
+// bytes spend them at, and the carry takes up what it spends more or less.
+double LevelPlanner::LastLevelBits(const TreeState& state, double bits, FilterKind kind) const {
   auto recent = state.tree.recent.find(state.tree.deepest);
   if (recent == state.tree.recent.end()) return bits;
   double keys = 0;
@@ -100,6 +102,14 @@ double LevelPlanner::DitheredLastLevelBits(const TreeState& state, double bits) 
   if (recent->second.empty() || !(keys > 0)) return bits;
   const double predicted = keys / static_cast<double>(recent->second.size());
   const double wanted = state.plan->last_bytes_per_key * predicted + state.carry_bytes;
+  if (kind == FilterKind::kCompact) {
+    // In 1/16 bits per key, a few bytes per file that the carry takes up:
+    // files of one size then share a few settings, and with them the
+    // shapes the builder searches for (CompactShapeFor keeps the last few).
+    const double overhead = CompactOverheadBytes(static_cast<size_t>(predicted));
+    const double exact = (wanted - overhead) * 8 / predicted;
+    return std::clamp(std::round(exact * kCompactBitsSteps) / kCompactBitsSteps, kMinBitsPerKey, kMaxLevelBitsPerKey);
+  }
   const double blocks = std::max(1.0, std::round((wanted - kFilterTrailerBytes) / kFilterBlockBytes));
   return std::clamp((blocks - 0.5) * kFilterBlockBits / predicted, kMinBitsPerKey, kMaxLevelBitsPerKey);
 }

@@ -7,20 +7,28 @@
 #include <unordered_map>
 #include <vector>
 
+#include "linebloom/compact_math.h"
 #include "linebloom/filter_format.h"
 #include "linebloom/planner/tracked_plan.h"
 
 namespace linebloom::planner {
 
-BookTotals::BookTotals(const TrackedTree& tree, const TrackedRuns& runs, double average)
-    : average_bits_per_key(average) {
+BookTotals::BookTotals(const TrackedTree& tree, const TrackedRuns& runs, const PlannerOptions& options)
+    : average_bits_per_key(options.average_bits_per_key) {
+  const double average = average_bits_per_key;
   // Per level, not per file: a trial plan (a pinned file's) is made for
   // every such file, and only the trial's level has changed since the last.
   for (const auto& [level, level_files] : tree.live) {
     const double scale = runs.Scale(level);
+    const auto keys = static_cast<double>(tree.LiveKeys(level));
+    const auto files = static_cast<double>(level_files.size());
     builtin += scale * static_cast<double>(tree.LiveBuiltinBytes(level, average));
-    recorded_keys += scale * static_cast<double>(tree.LiveKeys(level));
-    files += scale * static_cast<double>(level_files.size());
+    recorded_keys += scale * keys;
+    if (KindOfLevel(options, level, tree.deepest) == FilterKind::kBloom) {
+      bloom_files += scale * files;
+    } else if (files > 0) {
+      compact_overhead += scale * files * CompactOverheadBytes(static_cast<size_t>(keys / files));
+    }
   }
   // The model L0 run as one file at L0's bits against the built-in's bytes
   // for it: an over-estimate of a small L0, so its high bits never push the
@@ -31,20 +39,29 @@ BookTotals::BookTotals(const TrackedTree& tree, const TrackedRuns& runs, double 
 
 double BookTotals::NominalAverage() const {
   if (!(recorded_keys > 0)) return average_bits_per_key;
-  const double overhead = files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0);
+  const double overhead = bloom_files * (kFilterTrailerBytes + kFilterBlockBytes / 2.0) + compact_overhead;
   return std::clamp((builtin - overhead) * 8 / recorded_keys, 0.5 * average_bits_per_key, 1.5 * average_bits_per_key);
 }
 
-PlanBooks::PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, double average_bits_per_key)
-    : runs_(runs), totals_(tree, runs, average_bits_per_key), deepest_(tree.deepest) {
+PlanBooks::PlanBooks(const TrackedTree& tree, const TrackedRuns& runs, const PlannerOptions& options)
+    : runs_(runs),
+      totals_(tree, runs, options),
+      deepest_(tree.deepest),
+      l0_compact_(KindOfLevel(options, 0, tree.deepest) == FilterKind::kCompact) {
   for (const auto& [level, files] : tree.live) {
     if (level < tree.shallowest || level > tree.deepest) continue;
+    const bool compact = KindOfLevel(options, level, tree.deepest) == FilterKind::kCompact;
     for (const auto& [smallest, file] : files) {
       // Whether a file is pinned is looked up once here, not in every step
       // of the plan's bisection.
-      booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest)});
+      booked_.push_back({level, tree.RunOfLevel(level), &file, tree.Pinned(level, smallest, file.largest), compact});
     }
   }
+}
+
+double PlanBooks::FileBytes(uint64_t keys, double file_bits, bool compact) {
+  if (compact) return ExpectedCompactBytes(keys, file_bits);
+  return static_cast<double>(FilterBytesFor(keys, file_bits));
 }
 
 double PlanBooks::RealBytes(const std::vector<double>& bits, const std::vector<double>& own_bits) const {
@@ -54,7 +71,7 @@ double PlanBooks::RealBytes(const std::vector<double>& bits, const std::vector<d
 double PlanBooks::SumBytes(std::span<const Booked> booked, const std::vector<double>& bits,
                            const std::vector<double>& own_bits) const {
   const uint64_t l0_keys = totals_.l0_keys;
-  double sum = l0_keys > 0 && bits[0] > 0 ? static_cast<double>(FilterBytesFor(l0_keys, bits[0])) : 0.0;
+  double sum = l0_keys > 0 && bits[0] > 0 ? FileBytes(l0_keys, bits[0], l0_compact_) : 0.0;
   for (const Booked& b : booked) sum += BookedBytes(b, BookedBits(b, bits, own_bits));
   return sum;
 }
@@ -123,7 +140,7 @@ double PlanBooks::LargestUpperExcess(const std::vector<double>& bits, const std:
   for (const Booked& b : booked_) {
     const double file_bits = BookedBits(b, bits, own_bits);
     if (b.level >= deepest_ || file_bits <= 0) continue;
-    excess = std::max(excess, static_cast<double>(FilterBytesFor(b.file->keys, file_bits)) -
+    excess = std::max(excess, FileBytes(b.file->keys, file_bits, b.compact) -
                                   static_cast<double>(BuiltinFilterBytes(b.file->keys, totals_.average_bits_per_key)));
   }
   return excess;

@@ -82,7 +82,7 @@ std::optional<TrackedPlan> PlanTrackedTree(const TrackedTree& tree, const Planne
   if (!IsTracked(tree)) return std::nullopt;
   const TrackedRuns runs = MeasureTrackedRuns(tree, options);
   const CacheRuns cache_runs = DescribeCache(runs, tree, options, cache);
-  const PlanBooks books(tree, runs, options.average_bits_per_key);
+  const PlanBooks books(tree, runs, options);
   const double average = books.NominalAverage();
 
   TrackedPlan plan;
@@ -112,7 +112,7 @@ std::optional<double> OwnBitsPerKey(const TrackedTree& tree, const PlannerOption
   if (!IsTracked(tree)) return std::nullopt;
   const TrackedRuns runs = MeasureTrackedRuns(tree, options);
   const CacheRuns cache_runs = DescribeCache(runs, tree, options, cache);
-  const BookTotals totals(tree, runs, options.average_bits_per_key);
+  const BookTotals totals(tree, runs, options);
   const std::vector<double> own = OwnBits(cache_runs, runs, totals.NominalAverage());
   if (run >= own.size()) return std::nullopt;
   return own[run];

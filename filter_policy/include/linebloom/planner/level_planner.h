@@ -101,7 +101,7 @@ class LevelPlanner {
     BlockCache cache;  // from the last new file
     std::optional<TrackedPlan> plan;
     uint64_t plan_at = 0;          // observations when planned
-    double carry_bytes = 0;        // last level: budgeted minus real bytes so far (dither)
+    double carry_bytes = 0;        // last level: budgeted minus real bytes so far
     std::vector<int> last_logged;  // the estimate's allocation key last logged
   };
 
@@ -111,7 +111,9 @@ class LevelPlanner {
   // when the tree is not tracked.
   std::optional<double> TrackedBitsLocked(TreeState& state, const NewFile& file, std::string* log)
       LINEBLOOM_REQUIRES(mutex_);
-  double DitheredLastLevelBits(const TreeState& state, double bits) const;
+  // A last-level file's bits: the plan's last-level bytes per key and the
+  // carry, in a filter of `kind`.
+  double LastLevelBits(const TreeState& state, double bits, FilterKind kind) const;
   // The estimate's bits for a file at `level` (0: no filter).
   double EstimatedBitsLocked(TreeState& state, const NewFile& file, std::string* log) LINEBLOOM_REQUIRES(mutex_);
   // Keyed by the runs' quantized weights and, last, the quantized average.
