@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "linebloom/compact_math.h"
 #include "linebloom/planner/planner_options.h"
 #include "linebloom/planner/tracked_plan.h"
 #include "linebloom/planner/tracked_tree.h"
@@ -61,9 +62,8 @@ double ReferenceFit(const PlanBooks& books, std::vector<double> bits, const std:
 
 // FitLastRun against ReferenceFit over upper levels from spending little to
 // spending the most bits; the fits found.
-std::set<double> ExpectFitsOfReference(const TrackedTree& tree) {
+std::set<double> ExpectFitsOfReference(const TrackedTree& tree, const PlannerOptions& options = {}) {
   std::set<double> fits;
-  const PlannerOptions options;
   const TrackedRuns runs = MeasureTrackedRuns(tree, options);
   const PlanBooks books(tree, runs, options);
   const size_t num_runs = tree.NumRuns();
@@ -101,6 +101,26 @@ TEST(PlanBooks, FitLastRunOverFilesOfEqualSizeIsTheBisection) {
   ASSERT_TRUE(IsTracked(tree));
   const std::set<double> fits = ExpectFitsOfReference(tree);
   EXPECT_GE(fits.size(), 5u);
+}
+
+// A compact last level is priced at its files' expected bytes, which have
+// no blocks to round to: the fit is still the bisection's, and the books'
+// real bytes are ExpectedCompactBytes for each last-level file.
+TEST(PlanBooks, CompactLastLevelIsPricedAtItsExpectedBytes) {
+  const TrackedTree tree = UnevenTree(/*equal_sizes=*/true);
+  PlannerOptions options;
+  options.compact_from_level = 6;
+  const std::set<double> fits = ExpectFitsOfReference(tree, options);
+  EXPECT_EQ(fits.size(), 21u);  // continuous: every setting its own fit
+  const TrackedRuns runs = MeasureTrackedRuns(tree, options);
+  const PlanBooks compact(tree, runs, options);
+  const PlanBooks bloom(tree, runs, PlannerOptions{});
+  std::vector<double> bits(tree.NumRuns(), 0.0);
+  bits.back() = 9.3;
+  double expected = 0;
+  for (const auto& [smallest, file] : tree.live.at(6)) expected += ExpectedCompactBytes(file.keys, 9.3);
+  EXPECT_DOUBLE_EQ(compact.RealBytes(bits, bits), expected);
+  EXPECT_NE(bloom.RealBytes(bits, bits), expected);
 }
 
 // A pinned file's bits (LevelPlanner::BitsAtFinish) come from OwnBitsPerKey,
