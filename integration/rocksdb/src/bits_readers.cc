@@ -88,7 +88,7 @@ class Avx2BitsReader final : public KernelBitsReader {
 // count and sets up no stack frame (filter_query.h). `Kernel` names the
 // kernel's functions; they are template arguments, so each is a direct call
 // or jump.
-template <typename Kernel>
+template <typename Kernel, bool kSeedZero>
 class OneRoundBitsReader final : public KernelBitsReader {
  public:
   explicit OneRoundBitsReader(const FilterReader& reader)
@@ -100,7 +100,7 @@ class OneRoundBitsReader final : public KernelBitsReader {
     const std::string_view k = View(key);
     if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
     return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
-                                                       internal::HashShortKey(k, seed_));
+                                                       internal::HashShortKey(k, seed()));
   }
   // A batch of at most kQueryChunk keys -- every batch of MultiGet, which
   // passes at most 32 -- is answered the way the built-in answers it: all
@@ -117,20 +117,26 @@ class OneRoundBitsReader final : public KernelBitsReader {
     PrefetchedChunk chunk;
     internal::StageChunk(
         blocks_, num_blocks_, 0, n,
-        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
+        [keys, seed = seed()](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
     Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
 
  private:
+  // The filter's seed, a constant where it is 0 (every filter the plugin
+  // writes): the keys' hashes then depend on nothing of the reader, so they
+  // are computed while its fields are still being loaded -- where a query
+  // goes to one of many filters, the reader is often not in the L1 either.
+  uint32_t seed() const { return kSeedZero ? 0 : seed_; }
+
   // Keys of 17 to 32 bytes hash here as the short ones do, without the
   // kernel's target, and jump to the one-round probe; the rest go to the
   // kernel's query of any key.
   __attribute__((noinline)) bool MayMatchOtherKey(std::string_view key) const {
     if (internal::IsMediumKey(key.size())) {
       return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
-                                                         internal::HashMediumKey(key, seed_));
+                                                         internal::HashMediumKey(key, seed()));
     }
-    return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed_, key);
+    return Kernel::kOtherKey(blocks_, num_blocks_, num_probes_, seed(), key);
   }
 
   const uint32_t* const powers_row_;
@@ -153,6 +159,12 @@ struct Avx512OneRound {
   static constexpr auto kProbeChunk = internal::ProbeChunkAvx512;
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
 };
+
+template <typename Kernel>
+::rocksdb::FilterBitsReader* NewOneRoundBitsReader(const FilterReader& reader) {
+  if (reader.seed() == 0) return new OneRoundBitsReader<Kernel, true>(reader);
+  return new OneRoundBitsReader<Kernel, false>(reader);
+}
 
 class Avx512BitsReader final : public KernelBitsReader {
  public:
@@ -177,10 +189,10 @@ class Avx512BitsReader final : public KernelBitsReader {
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
-      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx512OneRound>(reader);
+      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx512OneRound>(reader);
       return new Avx512BitsReader(reader);
     case Kernel::kAvx2:
-      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return new OneRoundBitsReader<Avx2OneRound>(reader);
+      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx2OneRound>(reader);
       return new Avx2BitsReader(reader);
     case Kernel::kPortable: break;
   }
