@@ -18,6 +18,9 @@
 
 #include <gtest/gtest.h>
 
+#include "linebloom/compact_filter.h"
+#include "linebloom/filter_builder.h"
+#include "linebloom/filter_options.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/kernel.h"
 #include "linebloom/rocksdb/testing/policy_filter_builder.h"
@@ -225,6 +228,63 @@ TEST(PluginReaderLargeFilter, HugePagesCollapsedWhereRocksDbHoldsItChangeNoAnswe
     ASSERT_EQ(held.MayMatch(absent), expected) << absent;
   }
   EXPECT_LT(positives, 200'000u / 50);  // ~1 % at 10 bits/key
+}
+
+// The readers of filters with seed 0 (every filter the plugin writes) hash
+// with the seed as a constant; a filter built with another seed (by
+// linebloom's API) takes the reader that loads it. Both kinds, every
+// kernel, single and batched: the answers are the API reader's, and a
+// filter of one seed must not be read with the other (the checks below
+// would then lose present keys).
+template <typename Builder, typename ApiReader>
+void ExpectPluginAnswersAsApiForSeed(uint32_t seed, double bits_per_key) {
+  KernelRestorer restore;
+  const auto present = KeysOfEveryLength('s', 20);
+  const auto absent = KeysOfEveryLength('k', 200);
+  FilterOptions options;
+  options.bits_per_key = bits_per_key;
+  options.seed = seed;
+  Builder builder(options);
+  for (const std::string& key : present) builder.AddKey(key);
+  const std::string bytes = builder.Finish();
+  ApiReader api;
+  ASSERT_TRUE(ApiReader::Parse(bytes, &api).ok());
+  ASSERT_EQ(api.seed(), seed);
+  KeySlices keys(present, absent);
+  std::vector<bool> expected;
+  for (const ::rocksdb::Slice& slice : keys.slices) expected.push_back(api.MayContain(View(slice)));
+  for (size_t i = 0; i < present.size(); ++i) ASSERT_TRUE(expected[i]);
+  auto policy = NewLinebloomFilterPolicy(bits_per_key);
+  const ::rocksdb::Slice contents(bytes.data(), bytes.size());
+  size_t kernels_checked = 0;
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+    if (!ForceKernel(kernel)) continue;
+    ++kernels_checked;
+    std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(contents));
+    for (size_t i = 0; i < keys.slices.size(); ++i) {
+      ASSERT_EQ(reader->MayMatch(keys.slices[i]), expected[i])
+          << KernelName(kernel) << ", seed " << seed << ", key " << i;
+    }
+    constexpr int kBatch = 32;
+    bool answers[kBatch];
+    for (size_t start = 0; start + kBatch <= keys.slices.size(); start += kBatch) {
+      reader->MayMatch(kBatch, keys.pointers.data() + start, answers);
+      for (int i = 0; i < kBatch; ++i) {
+        ASSERT_EQ(answers[i], expected[start + i]) << KernelName(kernel) << ", seed " << seed << ", batch key " << i;
+      }
+    }
+  }
+  EXPECT_GE(kernels_checked, 1u);
+}
+
+TEST(PluginReaderSeeds, BloomFiltersOfAnySeedAnswerAsTheApiReader) {
+  for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) ExpectPluginAnswersAsApiForSeed<FilterBuilder, FilterReader>(seed, 10);
+}
+
+TEST(PluginReaderSeeds, CompactFiltersOfAnySeedAnswerAsTheApiReader) {
+  for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) {
+    ExpectPluginAnswersAsApiForSeed<CompactFilterBuilder, CompactFilterReader>(seed, 8);
+  }
 }
 
 }  // namespace

@@ -24,19 +24,24 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 // vtable pointer and the fields a first-layer query reads (the seed, r, the
 // row masks and layer 0, first in CompactFilterReader) share one.
 //   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
-template <class Form>
+template <class Form, bool kSeedZero>
 class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
  public:
   explicit CompactBitsReaderBase(const CompactFilterReader& reader) : reader_(reader) {}
 
  protected:
+  // The filter's seed, a constant where it is 0 (every filter the plugin
+  // writes), so that a query's hashes need nothing of the reader and are
+  // computed while its fields are being loaded.
+  uint32_t seed() const { return kSeedZero ? 0 : reader_.seed(); }
+
   __attribute__((always_inline)) void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     constexpr size_t kChunk = CompactQuery::kBatch;
     uint64_t hashes[kChunk];
     const size_t n = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
     for (size_t start = 0; start < n; start += kChunk) {
       const size_t count = std::min(kChunk, n - start);
-      for (size_t i = 0; i < count; ++i) hashes[i] = internal::HashKeyTiered(View(*keys[start + i]), reader_.seed());
+      for (size_t i = 0; i < count; ++i) hashes[i] = internal::HashKeyTiered(View(*keys[start + i]), seed());
       CompactQuery::Batch<Form>(reader_, hashes, count, may_match + start);
     }
   }
@@ -44,32 +49,41 @@ class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
   const CompactFilterReader reader_;
 };
 
-class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm> {
+template <bool kSeedZero>
+class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero> {
  public:
-  using CompactBitsReaderBase::CompactBitsReaderBase;
+  using CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero>::CompactBitsReaderBase;
   bool MayMatch(const ::rocksdb::Slice& key) override {
-    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(reader_,
-                                                                  internal::HashKeyTiered(View(key), reader_.seed()));
+    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(this->reader_,
+                                                                  internal::HashKeyTiered(View(key), this->seed()));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match);
+    this->MatchBatch(num_keys, keys, may_match);
   }
 };
 
 #if defined(LINEBLOOM_COMPACT_AVX512)
 // The overrides carry the form's target, so the query is compiled into them.
-class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx512Form> {
+template <bool kSeedZero>
+class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx512Form, kSeedZero> {
  public:
-  using CompactBitsReaderBase::CompactBitsReaderBase;
+  using CompactBitsReaderBase<CompactQuery::Avx512Form, kSeedZero>::CompactBitsReaderBase;
   LINEBLOOM_COMPACT_AVX512 bool MayMatch(const ::rocksdb::Slice& key) override {
-    return CompactQuery::QueryLayered<CompactQuery::Avx512Form>(reader_,
-                                                                internal::HashKeyTiered(View(key), reader_.seed()));
+    return CompactQuery::QueryLayered<CompactQuery::Avx512Form>(this->reader_,
+                                                                internal::HashKeyTiered(View(key), this->seed()));
   }
   LINEBLOOM_COMPACT_AVX512 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch(num_keys, keys, may_match);
+    this->MatchBatch(num_keys, keys, may_match);
   }
 };
 #endif
+
+// Reader<true> where the filter's seed is 0, else Reader<false>.
+template <template <bool> class Reader>
+::rocksdb::FilterBitsReader* NewFor(const CompactFilterReader& reader) {
+  if (reader.seed() == 0) return new Reader<true>(reader);
+  return new Reader<false>(reader);
+}
 
 }  // namespace
 
@@ -81,10 +95,10 @@ class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery:
   internal::CollapseHugePages(bytes.data(), bytes.size());
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (ActiveKernel() == Kernel::kAvx512 && internal::compact::CompactAvx512Supported()) {
-    return new CompactAvx512BitsReader(reader);
+    return NewFor<CompactAvx512BitsReader>(reader);
   }
 #endif
-  return new CompactPortableBitsReader(reader);
+  return NewFor<CompactPortableBitsReader>(reader);
 }
 
 }  // namespace linebloom::rocksdb_plugin
