@@ -17,8 +17,11 @@ namespace linebloom::rocksdb_plugin {
 // A reader of a parsed, non-empty filter, for RocksDB to own. It is bound to
 // the probe kernel active when it is made (linebloom/kernel.h), so a query
 // is RocksDB's virtual call and nothing else: hashing and probing are
-// compiled into the override. RocksDB keeps the filter bytes alive (in the
-// block cache or the table reader) for as long as it keeps the reader.
+// compiled into the override; for a filter of seed 0 (every filter the
+// plugin writes) it hashes with the seed as a constant, so the key's hash
+// does not wait for the reader's fields. RocksDB keeps the filter bytes
+// alive (in the block cache or the table reader) for as long as it keeps
+// the reader.
 //
 // MultiGet (MayMatch on num_keys keys) hashes each key and prefetches its
 // block before probing any, so the cache misses of a batch overlap instead
