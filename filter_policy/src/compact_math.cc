@@ -375,15 +375,15 @@ CompactShape SearchMixedShape(double bits_per_key, size_t num_keys, int extra_pl
   return best;
 }
 
-double ClampBits(double bits_per_key) {
-  if (!(bits_per_key >= kMinCompactBitsPerKey)) return std::isnan(bits_per_key) ? 10.0 : kMinCompactBitsPerKey;
-  return std::min(bits_per_key, kMaxCompactBitsPerKey);
-}
-
 }  // namespace
 
+double EffectiveCompactBitsPerKey(double bits_per_key) {
+  if (std::isnan(bits_per_key)) return 10.0;
+  return std::clamp(bits_per_key, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
+}
+
 CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_planes, bool mixed) {
-  bits_per_key = ClampBits(bits_per_key);
+  bits_per_key = EffectiveCompactBitsPerKey(bits_per_key);
   extra_planes = std::clamp(extra_planes, 1, kCompactExtraPlanes);
   num_keys = std::max<size_t>(num_keys, 1);
   mixed = mixed && extra_planes > 1 && num_keys >= kMinMixedKeys;
@@ -433,7 +433,7 @@ double CompactOverheadBytes(size_t num_keys) {
 
 double ExpectedCompactBytes(size_t num_keys, double bits_per_key) {
   if (num_keys == 0) return kFilterTrailerBytes;
-  return static_cast<double>(num_keys) * ClampBits(bits_per_key) / 8 + CompactOverheadBytes(num_keys);
+  return static_cast<double>(num_keys) * EffectiveCompactBitsPerKey(bits_per_key) / 8 + CompactOverheadBytes(num_keys);
 }
 
 }  // namespace linebloom

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -450,6 +451,14 @@ TEST(CompactMath, SettingsAreClamped) {
   EXPECT_EQ(CompactShapeFor(1.0, 1000).fingerprint_bits, CompactShapeFor(kMinCompactBitsPerKey, 1000).fingerprint_bits);
   EXPECT_EQ(CompactShapeFor(500, 1000).fingerprint_bits, CompactShapeFor(kMaxCompactBitsPerKey, 1000).fingerprint_bits);
   EXPECT_GT(CompactShapeFor(std::nan(""), 1000).fingerprint_bits, 0);
+  EXPECT_EQ(EffectiveCompactBitsPerKey(1.0), kMinCompactBitsPerKey);
+  EXPECT_EQ(EffectiveCompactBitsPerKey(500), kMaxCompactBitsPerKey);
+  EXPECT_EQ(EffectiveCompactBitsPerKey(-std::numeric_limits<double>::infinity()), kMinCompactBitsPerKey);
+  EXPECT_EQ(EffectiveCompactBitsPerKey(std::nan("")), 10.0);
+  EXPECT_EQ(EffectiveCompactBitsPerKey(7.25), 7.25);
+  // A NaN setting is the 10 bits/key setting everywhere.
+  EXPECT_EQ(CompactShapeFor(std::nan(""), 1000).keys_per_line, CompactShapeFor(10.0, 1000).keys_per_line);
+  EXPECT_EQ(ExpectedCompactBytes(1000, std::nan("")), ExpectedCompactBytes(1000, 10.0));
 }
 
 }  // namespace

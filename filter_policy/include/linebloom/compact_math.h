@@ -47,6 +47,10 @@ namespace linebloom {
 inline constexpr double kMinCompactBitsPerKey = 5.5;
 inline constexpr double kMaxCompactBitsPerKey = 30.0;
 
+// `bits_per_key` clamped to [kMinCompactBitsPerKey, kMaxCompactBitsPerKey]
+// (NaN -> 10), the setting every compact builder and model takes.
+double EffectiveCompactBitsPerKey(double bits_per_key);
+
 // The most planes a line may have above r: up to four from format version
 // 5 on (within what r allows, compact_filter.h), one in versions 3 and 4.
 inline constexpr int kCompactExtraPlanes = 4;

@@ -31,11 +31,6 @@ constexpr size_t kFixedBytes = 4 * 8 + kFilterTrailerBytes;
 
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
-double ClampCompactBits(double bits_per_key) {
-  if (std::isnan(bits_per_key)) return 10.0;
-  return std::clamp(bits_per_key, kMinCompactBitsPerKey, kMaxCompactBitsPerKey);
-}
-
 // Empty if `filter` (the compact filter, or the Bloom filter a compact
 // build fell back to) parses and may contain every hash; the problem
 // otherwise.
@@ -73,7 +68,7 @@ CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_v
                                        ReadMemory read_memory)
     : builder_(options),
       seed_(options.seed),
-      bits_per_key_(ClampCompactBits(options.bits_per_key)),
+      bits_per_key_(EffectiveCompactBitsPerKey(options.bits_per_key)),
       post_verify_(post_verify),
       on_fallback_(std::move(on_fallback)),
       read_memory_(std::move(read_memory)) {
@@ -82,7 +77,7 @@ CompactBitsBuilder::CompactBitsBuilder(const FilterOptions& options, bool post_v
 }
 
 void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
-  bits_per_key_ = ClampCompactBits(bits_per_key);
+  bits_per_key_ = EffectiveCompactBitsPerKey(bits_per_key);
   builder_.SetBitsPerKey(bits_per_key_);
 }
 
@@ -154,7 +149,7 @@ double CompactBitsBuilder::EstimatedFpRate(size_t num_entries, size_t bytes) {
   const double bits = static_cast<double>(bytes - kFilterTrailerBytes) * 8 / static_cast<double>(num_entries);
   // Below the compact range no compact filter is built; the model's rate
   // at the minimum is then a lower bound.
-  return CompactFpr(ClampCompactBits(bits), num_entries, builder_.extra_planes(), builder_.mixed());
+  return CompactFpr(EffectiveCompactBitsPerKey(bits), num_entries, builder_.extra_planes(), builder_.mixed());
 }
 
 }  // namespace linebloom::rocksdb_plugin
