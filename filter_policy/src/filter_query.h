@@ -52,12 +52,8 @@ struct Avx2OneRoundProbe {
   }
 };
 
-// Up to 8 probes take the AVX2 round in 256-bit registers: on the AVX-512
-// processors measured (Zen 5) it answers sooner than the one 512-bit round
-// (BENCHMARKS.md), which the filters of 9 to 16 probes take.
 struct Avx512Probe {
   __attribute__((target("avx512f"))) bool operator()(const unsigned char* block, uint32_t a, int k) const {
-    if (k <= kOneRoundPowers.kLanes) return FirstRoundSetAvx2(block, a, k);
     return k <= kOneRoundPowers512.kLanes ? OneRoundSetAvx512(block, a, kOneRoundPowers512.value[k])
                                           : ManyProbesSetAvx512(block, a, k);
   }
@@ -213,9 +209,7 @@ __attribute__((target("avx512f"))) inline void ProbeChunkOneRoundAvx512(const Pr
 
 __attribute__((target("avx512f"))) inline void ProbeChunkAvx512(const PrefetchedChunk& chunk, size_t n, int num_probes,
                                                                 bool* out) {
-  if (num_probes <= kOneRoundPowers.kLanes) {
-    ProbeChunkOneRoundAvx2(chunk, n, kOneRoundPowers.value[num_probes], out);
-  } else if (num_probes <= kOneRoundPowers512.kLanes) {
+  if (num_probes <= kOneRoundPowers512.kLanes) {
     ProbeChunkOneRoundAvx512(chunk, n, kOneRoundPowers512.value[num_probes], out);
   } else {
     ProbeChunk(chunk, n, num_probes, out, Avx512Probe{});

@@ -189,8 +189,10 @@ class Avx512BitsReader final : public KernelBitsReader {
 #if defined(__x86_64__)
   switch (ActiveKernel()) {
     case Kernel::kAvx512:
-      // Up to 8 probes in 256-bit registers, as internal::Avx512Probe.
-      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx2OneRound>(reader);
+      // One reader class for every filter of up to 16 probes: filters of
+      // other probe counts (level-aware bits per level) queried in turn
+      // would otherwise alternate the virtual call's target, which the
+      // processor then mispredicts (a query pays more than its probe).
       if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx512OneRound>(reader);
       return new Avx512BitsReader(reader);
     case Kernel::kAvx2:
