@@ -44,6 +44,11 @@ __attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash
 __attribute__((noinline)) void LinebloomBitsBuilder::FlushStaged() {
   builder_.AddDistinctHashes(std::span<const uint64_t>(staged_, num_staged_));
   num_staged_ = 0;
+  if (charge_) charge_->Hold(KeyBytes());
+}
+
+size_t LinebloomBitsBuilder::KeyBytes() const {
+  return (builder_.NumKeys() + num_staged_) * sizeof(uint64_t) * (post_verify_ ? 2 : 1);
 }
 
 inline void LinebloomBitsBuilder::Append(uint64_t hash) {
@@ -85,6 +90,7 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
   // bytes, and a block straddling two lines costs a large filter's build two
   // misses per key instead of one. RocksDB writes the returned Slice, not
   // the buffer.
+  if (charge_) charge_->Finishing(KeyBytes(), size + kFilterBlockBytes - 1);
   std::unique_ptr<char[]> bytes(new char[size + kFilterBlockBytes - 1]);
   const size_t offset =
       (kFilterBlockBytes - (reinterpret_cast<uintptr_t>(bytes.get()) + lead) % kFilterBlockBytes) % kFilterBlockBytes;
@@ -93,6 +99,7 @@ void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::roc
   pending_verify_.clear();
   pending_verify_.swap(hashes_to_verify_);
   repeats_.Reset();
+  if (charge_) charge_->Finished(size + kFilterBlockBytes - 1);
   const ::rocksdb::Slice filter(start, size);
   buf->reset(bytes.release());
   return filter;

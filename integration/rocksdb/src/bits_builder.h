@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "block_read_lead.h"
+#include "construction_charge.h"
 #include "repeat_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
@@ -45,6 +47,9 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // Staged hashes are distinct entries too: Append never stages a repeat of
   // the entry before it (AddDistinctHashes relies on that).
   size_t EstimateEntriesAdded() override { return builder_.NumKeys() + num_staged_; }
+
+  // Charges the builder's memory to `cache` from now on (construction_charge.h).
+  void ChargeMemoryTo(std::shared_ptr<::rocksdb::Cache> cache) { charge_.emplace(std::move(cache)); }
 
   // The bits per key of the filter being built (FilterBuilder::SetBitsPerKey).
   void SetBitsPerKey(double bits_per_key);
@@ -83,6 +88,9 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void AddKeyHash(uint64_t hash);
   void KeepForVerify(uint64_t hash);
   void FlushStaged();
+  // The bytes the hashes of the filter being built take (two copies with
+  // post_verify).
+  size_t KeyBytes() const;
 
   FilterBuilder builder_;
   // Entries go to builder_ kStagedHashes at a time (AddDistinctHashes): a
@@ -97,6 +105,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   RepeatFilter repeats_;                    // the previous key, the alts of this filter
   std::vector<uint64_t> hashes_to_verify_;  // entries of the filter being built
   std::vector<uint64_t> pending_verify_;    // entries of the last finished one
+  std::optional<ConstructionCharge> charge_;
 };
 
 }  // namespace linebloom::rocksdb_plugin

@@ -81,7 +81,12 @@ void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
   builder_.SetBitsPerKey(bits_per_key_);
 }
 
-void CompactBitsBuilder::Append(uint64_t hash) { builder_.AddHash(hash); }
+// With a charge, every 64th key checks it (the builder holds 8 bytes per key).
+void CompactBitsBuilder::Append(uint64_t hash) {
+  builder_.AddHash(hash);
+  if (charge_ && builder_.NumKeys() % 64 == 0) [[unlikely]]
+    charge_->Hold(builder_.NumKeys() * sizeof(uint64_t));
+}
 
 void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
   const uint64_t hash = internal::HashKeyTiered(View(key), seed_);
@@ -118,10 +123,16 @@ size_t CompactBitsBuilder::LeadBytes() const {
     std::memcpy(bytes.get(), empty.data(), size);
   } else {
     builder_.SetLeadBytes(LeadBytes());
+    // The filter is about the bits per key, plus a few lines and its table.
+    if (charge_) {
+      const double filter_bytes = static_cast<double>(builder_.NumKeys()) * bits_per_key_ / 8 + 4 * kLineBytes;
+      charge_->Finishing(builder_.NumKeys() * sizeof(uint64_t), static_cast<size_t>(filter_bytes));
+    }
     bytes = builder_.FinishBuffer(&size);
     if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());
   }
   repeats_.Reset();
+  if (charge_) charge_->Finished(size);
   const ::rocksdb::Slice result(bytes.get(), size);
   buf->reset(bytes.release());
   return result;

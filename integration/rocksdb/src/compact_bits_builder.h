@@ -13,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "block_read_lead.h"
+#include "construction_charge.h"
 #include "repeat_filter.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_options.h"
@@ -69,6 +72,8 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
   // The bits per key of the filter being built, clamped as above.
   void SetBitsPerKey(double bits_per_key);
+  // Charges the builder's memory to `cache` from now on (construction_charge.h).
+  void ChargeMemoryTo(std::shared_ptr<::rocksdb::Cache> cache) { charge_.emplace(std::move(cache)); }
   // CompactFilterBuilder::SetExtraPlanes.
   void SetExtraPlanes(int extra_planes) { builder_.SetExtraPlanes(extra_planes); }
   // CompactFilterBuilder::SetMixed.
@@ -110,6 +115,7 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   FallbackReport on_fallback_;
   ReadMemory read_memory_;
   RepeatFilter repeats_;  // the previous key, the alts of this filter
+  std::optional<ConstructionCharge> charge_;
 };
 
 }  // namespace linebloom::rocksdb_plugin

@@ -46,7 +46,6 @@ struct LinebloomFilterPolicy::Diagnostics {
   // Bit e is set once ParseError e has been reported.
   std::atomic<uint32_t> reported_errors{0};
   std::atomic<bool> warned_memory_option{false};
-  std::atomic<bool> warned_charging_option{false};
 };
 
 // Made on first use, because RocksDB sets options after construction
@@ -118,16 +117,6 @@ void Emit(::rocksdb::Logger* logger, InfoLogLevel level, const std::string& mess
   } else {
     std::fprintf(stderr, "%s\n", message.c_str());
   }
-}
-
-bool ChargesFilterConstruction(const ::rocksdb::BlockBasedTableOptions& t) {
-  using Decision = ::rocksdb::CacheEntryRoleOptions::Decision;
-  const auto& overrides = t.cache_usage_options.options_overrides;
-  auto it = overrides.find(::rocksdb::CacheEntryRole::kFilterConstruction);
-  if (it != overrides.end() && it->second.charged != Decision::kFallback) {
-    return it->second.charged == Decision::kEnabled;
-  }
-  return t.cache_usage_options.options.charged == Decision::kEnabled;
 }
 
 }  // namespace
@@ -214,12 +203,6 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
          "linebloom: optimize_filters_for_memory has no effect on linebloom "
          "filters (they are not resized to allocator size classes)");
   }
-  if (ChargesFilterConstruction(table) && !diagnostics_->warned_charging_option.exchange(true)) {
-    Emit(logger, InfoLogLevel::WARN_LEVEL,
-         "linebloom: filter construction memory (8 bytes per key) is not "
-         "charged to the block cache (CacheEntryRole::kFilterConstruction is "
-         "supported only by RocksDB's built-in filters)");
-  }
 }
 
 ::rocksdb::FilterBitsBuilder* LinebloomFilterPolicy::GetBuilderWithContext(
@@ -234,6 +217,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
         *filter_options, post_verify,
         [this, info_log](const std::string& reason) { ReportCompactFallback(info_log, reason); },
         ReadMemory{options_.align_blocks, context.table_options.block_cache});
+    if (ChargesFilterConstruction(context.table_options)) builder->ChargeMemoryTo(context.table_options.block_cache);
     builder->SetExtraPlanes(options_.compact_extra_planes);
     builder->SetMixed(options_.compact_mixed);
     if (!options_.level_aware) return builder.release();
@@ -241,6 +225,7 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
   }
   auto builder = std::make_unique<LinebloomBitsBuilder>(
       *filter_options, post_verify, ReadMemory{options_.align_blocks, context.table_options.block_cache});
+  if (ChargesFilterConstruction(context.table_options)) builder->ChargeMemoryTo(context.table_options.block_cache);
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the planner
   // (docs/LEVEL_AWARE.md).

@@ -11,11 +11,16 @@
 #include <string>
 #include <vector>
 
+#include <rocksdb/version.h>
+#if ROCKSDB_MAJOR >= 8
+#include <rocksdb/advanced_cache.h>
+#else
+#include <rocksdb/cache.h>
+#endif
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/status.h>
-#include <rocksdb/version.h>
 
 namespace linebloom::rocksdb_plugin {
 
@@ -70,6 +75,23 @@ inline SeekFilterCounts ReadSeekFilterCounts(const ::rocksdb::Statistics& stats)
   c.filtered = stats.getTickerCount(::rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
 #endif
   return c;
+}
+
+// A placeholder entry of `charge` bytes in `cache`: no object, nothing to
+// delete, only the charge against the cache's capacity, as RocksDB's own
+// reservations of memory used elsewhere (CacheEntryRole::kFilterConstruction
+// where the release tags entries with a role). Fails with MemoryLimit where
+// the cache has a strict capacity limit and is full. From 8.1 an entry
+// names its role in a CacheItemHelper; 7.8 takes a deleter.
+inline ::rocksdb::Status InsertPlaceholder(::rocksdb::Cache& cache, const ::rocksdb::Slice& key, size_t charge,
+                                           ::rocksdb::Cache::Handle** handle) {
+#if ROCKSDB_MAJOR > 8 || (ROCKSDB_MAJOR == 8 && ROCKSDB_MINOR >= 1)
+  static const ::rocksdb::Cache::CacheItemHelper kHelper(::rocksdb::CacheEntryRole::kFilterConstruction);
+  return cache.Insert(key, nullptr, &kHelper, charge, handle, ::rocksdb::Cache::Priority::LOW);
+#else
+  return cache.Insert(
+      key, nullptr, charge, [](const ::rocksdb::Slice&, void*) {}, handle, ::rocksdb::Cache::Priority::LOW);
+#endif
 }
 
 }  // namespace linebloom::rocksdb_plugin
