@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // linebloom inside a real RocksDB, in every filter mode: full filters,
-// partitioned filters, filters in the block cache, optimize_filters_for_memory.
+// partitioned filters, filters in the block cache, optimize_filters_for_memory,
+// filter-construction memory charged to the block cache.
 // Present keys must all be found; absent keys must be answered by the filter
 // at the theoretical rate, measured from RocksDB's own statistics; MultiGet
 // must agree with Get; and all of it must survive a reopen and further
@@ -219,7 +220,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Mode("cached", [](FilterMode& m) { m.cache_index_and_filter_blocks = true; }),
                       Mode("partitioned_cached",
                            [](FilterMode& m) { m.partitioned = m.cache_index_and_filter_blocks = true; }),
-                      Mode("optimize_for_memory", [](FilterMode& m) { m.optimize_filters_for_memory = true; })),
+                      Mode("optimize_for_memory", [](FilterMode& m) { m.optimize_filters_for_memory = true; }),
+                      Mode("construction_charged", [](FilterMode& m) { m.charged_cache_bytes = size_t{8} << 20; }),
+                      Mode("partitioned_construction_charged",
+                           [](FilterMode& m) {
+                             m.partitioned = true;
+                             m.charged_cache_bytes = size_t{8} << 20;
+                           })),
     [](const ::testing::TestParamInfo<FilterMode>& param_info) { return param_info.param.name; });
 
 }  // namespace

@@ -80,6 +80,9 @@ struct FilterMode {
   bool whole_key_filtering = true;
   size_t prefix_length = 0;  // 0: no prefix extractor
   ::rocksdb::ChecksumType checksum = ::rocksdb::kXXH3;
+  // A block cache of this many bytes (0: RocksDB's default) with filter
+  // construction charged to it (CacheEntryRole::kFilterConstruction).
+  size_t charged_cache_bytes = 0;
 };
 
 inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPolicy> policy, const FilterMode& mode) {
@@ -96,6 +99,11 @@ inline ::rocksdb::Options MakeOptions(std::shared_ptr<const ::rocksdb::FilterPol
   if (mode.partitioned) {
     table.partition_filters = true;
     table.index_type = ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  }
+  if (mode.charged_cache_bytes > 0) {
+    table.block_cache = ::rocksdb::NewLRUCache(mode.charged_cache_bytes);
+    table.cache_usage_options.options_overrides.insert(
+        {::rocksdb::CacheEntryRole::kFilterConstruction, {::rocksdb::CacheEntryRoleOptions::Decision::kEnabled}});
   }
   options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
   if (mode.prefix_length > 0) {
