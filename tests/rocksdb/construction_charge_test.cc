@@ -4,7 +4,8 @@
 // (cache_usage_options, CacheEntryRole::kFilterConstruction), for both
 // kinds: the hashes while keys are added, every finished filter until the
 // builder is destroyed, nothing where the table options do not ask for it,
-// and a full cache with a strict capacity limit never fails a build.
+// and a full cache with a strict capacity limit never fails a build; in an
+// LRU cache and a HyperClockCache.
 
 #include <gtest/gtest.h>
 
@@ -116,6 +117,25 @@ TEST_P(ConstructionCharge, AFullStrictCacheNeverFailsTheBuild) {
   for (size_t i = 0; i < kKeys; ++i) ASSERT_TRUE(reader->MayMatch(Key(i))) << i;
   builder.reset();
   EXPECT_EQ(cache->GetUsage(), 0u);
+}
+
+// HyperClockCache takes keys of exactly 16 bytes, as the placeholders' are.
+TEST_P(ConstructionCharge, AlsoInAHyperClockCache) {
+  auto cache = ::rocksdb::HyperClockCacheOptions(size_t{64} << 20, kEntryBytes, /*num_shard_bits=*/0).MakeSharedCache();
+  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
+  ::rocksdb::FilterBuildingContext context(table);
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  ASSERT_NE(builder, nullptr);
+  // The cache charges its own table's metadata from the start.
+  const size_t empty = cache->GetUsage();
+  constexpr size_t kKeys = 100000;
+  for (size_t i = 0; i < kKeys; ++i) builder->AddKey(Key(i));
+  EXPECT_GE(cache->GetUsage() - empty + 64 * 8, kKeys * 8);
+  std::unique_ptr<const char[]> buf;
+  const ::rocksdb::Slice filter = builder->Finish(&buf);
+  EXPECT_GE(cache->GetUsage() - empty, filter.size());
+  builder.reset();
+  EXPECT_EQ(cache->GetUsage(), empty);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothKinds, ConstructionCharge, ::testing::Values(INT_MAX, -1),
