@@ -119,6 +119,26 @@ TEST_P(ConstructionCharge, AFullStrictCacheNeverFailsTheBuild) {
   EXPECT_EQ(cache->GetUsage(), 0u);
 }
 
+#if LINEBLOOM_ROCKSDB_VERSION_AT_LEAST(9, 6)
+// From 9.6 RocksDB adds each key with its prefix (AddKeyAndAlt); the set of
+// a filter's distinct prefixes (at least 16 bytes each) is charged too.
+TEST_P(ConstructionCharge, HoldsThePrefixSetToo) {
+  auto cache = ::rocksdb::NewLRUCache(size_t{256} << 20, /*num_shard_bits=*/0);
+  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
+  ::rocksdb::FilterBuildingContext context(table);
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  ASSERT_NE(builder, nullptr);
+  // Every key its own prefix: two entries' hashes and a prefix per key.
+  constexpr size_t kKeys = 200000;
+  for (size_t i = 0; i < kKeys; ++i) builder->AddKeyAndAlt(Key(i), "prefix-" + std::to_string(i));
+  EXPECT_GE(cache->GetUsage() + 64 * 8, kKeys * (2 * 8 + 16));
+  std::unique_ptr<const char[]> buf;
+  builder->Finish(&buf);
+  builder.reset();
+  EXPECT_EQ(cache->GetUsage(), 0u);
+}
+#endif
+
 // HyperClockCache takes keys of exactly 16 bytes, as the placeholders' are.
 TEST_P(ConstructionCharge, AlsoInAHyperClockCache) {
   auto cache = ::rocksdb::HyperClockCacheOptions(size_t{64} << 20, kEntryBytes, /*num_shard_bits=*/0).MakeSharedCache();

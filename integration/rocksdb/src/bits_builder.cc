@@ -48,7 +48,7 @@ __attribute__((noinline)) void LinebloomBitsBuilder::FlushStaged() {
 }
 
 size_t LinebloomBitsBuilder::KeyBytes() const {
-  return (builder_.NumKeys() + num_staged_) * sizeof(uint64_t) * (post_verify_ ? 2 : 1);
+  return (builder_.NumKeys() + num_staged_) * sizeof(uint64_t) * (post_verify_ ? 2 : 1) + repeats_.PrefixBytes();
 }
 
 inline void LinebloomBitsBuilder::Append(uint64_t hash) {

@@ -89,7 +89,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void KeepForVerify(uint64_t hash);
   void FlushStaged();
   // The bytes the hashes of the filter being built take (two copies with
-  // post_verify).
+  // post_verify), and its prefix set's.
   size_t KeyBytes() const;
 
   FilterBuilder builder_;

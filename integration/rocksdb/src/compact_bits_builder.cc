@@ -81,11 +81,12 @@ void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
   builder_.SetBitsPerKey(bits_per_key_);
 }
 
-// With a charge, every 64th key checks it (the builder holds 8 bytes per key).
+// With a charge, every 64th key checks it (the builder holds 8 bytes per
+// key, and its prefix set).
 void CompactBitsBuilder::Append(uint64_t hash) {
   builder_.AddHash(hash);
   if (charge_ && builder_.NumKeys() % 64 == 0) [[unlikely]]
-    charge_->Hold(builder_.NumKeys() * sizeof(uint64_t));
+    charge_->Hold(builder_.NumKeys() * sizeof(uint64_t) + repeats_.PrefixBytes());
 }
 
 void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
@@ -126,7 +127,8 @@ size_t CompactBitsBuilder::LeadBytes() const {
     // The filter is about the bits per key, plus a few lines and its table.
     if (charge_) {
       const double filter_bytes = static_cast<double>(builder_.NumKeys()) * bits_per_key_ / 8 + 4 * kLineBytes;
-      charge_->Finishing(builder_.NumKeys() * sizeof(uint64_t), static_cast<size_t>(filter_bytes));
+      charge_->Finishing(builder_.NumKeys() * sizeof(uint64_t) + repeats_.PrefixBytes(),
+                         static_cast<size_t>(filter_bytes));
     }
     bytes = builder_.FinishBuffer(&size);
     if (!builder_.fallback_reason().empty() && on_fallback_) on_fallback_(builder_.fallback_reason());

@@ -55,6 +55,8 @@ class HashSet {
   }
 
   size_t size() const { return size_ + (has_zero_ ? 1 : 0); }
+  // The bytes its slots take.
+  size_t MemoryBytes() const { return slots_.size() * sizeof(uint64_t); }
 
  private:
   static constexpr size_t kMinSlots = 64;

@@ -42,6 +42,9 @@ class RepeatFilter {
     }
   }
 
+  // The bytes the prefixes of this filter take.
+  size_t PrefixBytes() const { return prefixes_.MemoryBytes(); }
+
   // For the next filter.
   void Reset() {
     prefixes_.Clear();
