@@ -27,7 +27,7 @@ void ConstructionCharge::ChargeTo(size_t bytes) {
   while (handles_.size() < entries) {
     // 16 bytes, as HyperClockCache requires of every key, laid out as
     // RocksDB lays out the keys of its own reservations: a zero word (a
-    // block's key starts with its file's random session id) and 1 + an id
+    // block's key starts with a random word of its DB) and 1 + an id
     // the cache hands out once, so no two of them, ours or RocksDB's, meet.
     char key[16] = {};
     const uint64_t id = cache_->NewId() + 1;
