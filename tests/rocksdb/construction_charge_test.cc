@@ -43,14 +43,21 @@ std::string Key(size_t i) { return "construction-key-" + std::to_string(i); }
 // compact_from_level -1: every file compact; INT_MAX: never.
 class ConstructionCharge : public ::testing::TestWithParam<int> {
  protected:
+  // A builder of the policy for a table with `cache` (the builder keeps
+  // what it needs of the table options).
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> NewBuilder(std::shared_ptr<::rocksdb::Cache> cache,
+                                                           bool charged) const {
+    const ::rocksdb::BlockBasedTableOptions table = TableWith(std::move(cache), charged);
+    ::rocksdb::FilterBuildingContext context(table);
+    return std::unique_ptr<::rocksdb::FilterBitsBuilder>(policy_->GetBuilderWithContext(context));
+  }
+
   std::shared_ptr<const LinebloomFilterPolicy> policy_ = NewLinebloomFilterPolicy(10, GetParam());
 };
 
 TEST_P(ConstructionCharge, HoldsTheHashesAndEveryFinishedFilterUntilTheBuilderGoes) {
   auto cache = ::rocksdb::NewLRUCache(size_t{256} << 20, /*num_shard_bits=*/0);
-  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
-  ::rocksdb::FilterBuildingContext context(table);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder = NewBuilder(cache, true);
   ASSERT_NE(builder, nullptr);
   EXPECT_EQ(cache->GetUsage(), 0u);
 
@@ -85,9 +92,7 @@ TEST_P(ConstructionCharge, HoldsTheHashesAndEveryFinishedFilterUntilTheBuilderGo
 
 TEST_P(ConstructionCharge, NothingIsChargedUnlessTheTableOptionsAsk) {
   auto cache = ::rocksdb::NewLRUCache(size_t{256} << 20, /*num_shard_bits=*/0);
-  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, false);
-  ::rocksdb::FilterBuildingContext context(table);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder = NewBuilder(cache, false);
   ASSERT_NE(builder, nullptr);
   for (size_t i = 0; i < 100000; ++i) builder->AddKey(Key(i));
   std::unique_ptr<const char[]> buf;
@@ -100,9 +105,7 @@ TEST_P(ConstructionCharge, NothingIsChargedUnlessTheTableOptionsAsk) {
 TEST_P(ConstructionCharge, AFullStrictCacheNeverFailsTheBuild) {
   auto cache = ::rocksdb::NewLRUCache(kEntryBytes + kEntryBytes / 2, /*num_shard_bits=*/0,
                                       /*strict_capacity_limit=*/true);
-  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
-  ::rocksdb::FilterBuildingContext context(table);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder = NewBuilder(cache, true);
   ASSERT_NE(builder, nullptr);
   constexpr size_t kKeys = 200000;
   for (size_t i = 0; i < kKeys; ++i) builder->AddKey(Key(i));
@@ -124,9 +127,7 @@ TEST_P(ConstructionCharge, AFullStrictCacheNeverFailsTheBuild) {
 // a filter's distinct prefixes (at least 16 bytes each) is charged too.
 TEST_P(ConstructionCharge, HoldsThePrefixSetToo) {
   auto cache = ::rocksdb::NewLRUCache(size_t{256} << 20, /*num_shard_bits=*/0);
-  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
-  ::rocksdb::FilterBuildingContext context(table);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder = NewBuilder(cache, true);
   ASSERT_NE(builder, nullptr);
   // Every key its own prefix: two entries' hashes and a prefix per key.
   constexpr size_t kKeys = 200000;
@@ -142,9 +143,7 @@ TEST_P(ConstructionCharge, HoldsThePrefixSetToo) {
 // HyperClockCache takes keys of exactly 16 bytes, as the placeholders' are.
 TEST_P(ConstructionCharge, AlsoInAHyperClockCache) {
   auto cache = ::rocksdb::HyperClockCacheOptions(size_t{64} << 20, kEntryBytes, /*num_shard_bits=*/0).MakeSharedCache();
-  const ::rocksdb::BlockBasedTableOptions table = TableWith(cache, true);
-  ::rocksdb::FilterBuildingContext context(table);
-  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(policy_->GetBuilderWithContext(context));
+  std::unique_ptr<::rocksdb::FilterBitsBuilder> builder = NewBuilder(cache, true);
   ASSERT_NE(builder, nullptr);
   // The cache charges its own table's metadata from the start.
   const size_t empty = cache->GetUsage();
