@@ -16,6 +16,12 @@
 // level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
 // A layer of at most kScratchGroupKeys keys is grouped through a scratch of
 // its own size instead of in place: a stream of stores, not a chain of loads.
+// So is a large layer, by whole pages of hashes (PartitionByPages), whose
+// scratch of two pages per bucket is the layer's own lines, reserved and
+// not written yet (every line is written once its bucket is solved). They
+// hold it where a bucket has at least 128 lines (a layer of about 4,100
+// lines or more): the peak memory stays that of the hashes, the filter and
+// the scratch of one bucket.
 //
 // A mixed filter's layer 0 places each key in its section's lines
 // (compact_layout.h, Sections), and its low lines get r - 1 planes; the
@@ -142,6 +148,9 @@ class LayerBuilder {
     const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
     if (count_ <= kScratchGroupKeys) {
       PartitionThroughScratch(hashes_, 0, count_, buckets, bucket_of, &s_.starts, &s_.grouped, &s_.bucket_ids);
+    } else if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
+      // The layer's lines, not written yet, are the scratch (file comment).
+      PartitionByPages(hashes_, 0, count_, buckets, bucket_of, &s_.starts, out);
     } else {
       PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
     }

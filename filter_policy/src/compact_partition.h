@@ -12,13 +12,16 @@
 // and the next free slots of the buckets are the only streams written.
 // Each step waits for the load of the hash it displaces, so the streams
 // should stay in the first cache level (a few dozen buckets), are fetched
-// ahead, and two cycles run interleaved.
+// ahead, and two cycles run interleaved. PartitionByPages groups without
+// that chain, given a scratch of two pages of hashes per bucket.
 
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <utility>
 #include <vector>
@@ -159,6 +162,116 @@ void PartitionThroughScratch(CompactHashes& hashes, size_t from, size_t n, size_
     std::copy(in, in + span.size(), span.begin());
     in += span.size();
   });
+}
+
+// Scratch bytes PartitionByPages needs: two pages per bucket.
+inline constexpr size_t PartitionByPagesBytes(size_t buckets) {
+  return 2 * buckets * CompactHashes::kChunkHashes * sizeof(uint64_t);
+}
+
+// As PartitionInPlace, for `from` on a page boundary (a multiple of
+// CompactHashes::kChunkHashes), with PartitionByPagesBytes(buckets) bytes of
+// `scratch` (any alignment). No chain of dependent loads: the hashes are
+// read once, in order, each appended to its bucket's page of the scratch,
+// and a full page of the scratch is copied over the next page of the range
+// already read (there always is one: the pages written hold fewer hashes
+// than were read). Then every page written holds one bucket, and the rest
+// of each bucket (less than a page) is in the scratch. Pages move to their
+// bucket's place by exchanging entries of the page table; the pages where
+// two buckets meet are filled by copying from the scratch, which first also
+// takes the one written page of a bucket beyond the pages it fills whole.
+//   simple form: stable_partition by bucket_of into a second copy.
+template <typename BucketOf>
+void PartitionByPages(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
+                      std::vector<size_t>* starts, unsigned char* scratch) {
+  constexpr size_t kPage = CompactHashes::kChunkHashes;
+  const size_t first_page = from / kPage;
+  const size_t full_pages = n / kPage;
+  // Slot i of the scratch: buffer b is slots [b kPage, b kPage + fill[b]),
+  // and the page of b moved out is slots [(buckets + b) kPage, ...).
+  const auto slot = [scratch](size_t i) { return scratch + i * sizeof(uint64_t); };
+  std::vector<uint32_t> fill(buckets, 0);
+  std::vector<uint32_t> page_bucket(full_pages);
+  size_t written = 0;
+  const auto add = [&](uint64_t h) {
+    const size_t b = bucket_of(h);
+    std::memcpy(slot(b * kPage + fill[b]), &h, sizeof(h));
+    if (++fill[b] == kPage) [[unlikely]] {
+      std::memcpy(hashes.page(first_page + written), slot(b * kPage), kPage * sizeof(uint64_t));
+      page_bucket[written++] = static_cast<uint32_t>(b);
+      fill[b] = 0;
+    }
+  };
+  // Page p is written only once all of it was read: written pages hold
+  // fewer hashes than were read.
+  for (size_t p = 0; p < full_pages; ++p) {
+    const uint64_t* in = hashes.page(first_page + p);
+    for (size_t j = 0; j < kPage; ++j) add(in[j]);
+  }
+  // The partial last page stays where it is; the hashes after the range in
+  // it are not touched.
+  const size_t tail = n % kPage;
+  for (size_t j = 0; j < tail; ++j) add(hashes.page(first_page + full_pages)[j]);
+
+  std::vector<size_t> whole(buckets, 0);  // written pages of each bucket
+  for (size_t p = 0; p < written; ++p) ++whole[page_bucket[p]];
+  starts->assign(buckets + 1, from);
+  size_t* start = starts->data();
+  for (size_t b = 0; b < buckets; ++b) start[b + 1] = start[b] + whole[b] * kPage + fill[b];
+  // Written pages by bucket (a counting sort of the page table's entries).
+  std::vector<size_t> first_of(buckets + 1, 0);
+  for (size_t b = 0; b < buckets; ++b) first_of[b + 1] = first_of[b] + whole[b];
+  std::vector<uint64_t*> by_bucket(written);
+  {
+    std::vector<size_t> at(first_of.begin(), first_of.end() - 1);
+    for (size_t p = 0; p < written; ++p) by_bucket[at[page_bucket[p]]++] = hashes.page(first_page + p);
+  }
+  // Pages read and not written are free, and so is each bucket's written
+  // page beyond those it fills whole (at most one: its hashes are fewer
+  // than a page more than the pages it fills), once copied to the scratch.
+  std::vector<uint64_t*> free_pages;
+  for (size_t p = written; p < full_pages; ++p) free_pages.push_back(hashes.page(first_page + p));
+  std::vector<size_t> loose(buckets);  // hashes of b to copy: the moved page's, then the buffer's
+  const auto page_floor = [](size_t i) { return i / kPage; };
+  const auto page_ceil = [](size_t i) { return (i + kPage - 1) / kPage; };
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t inner =
+        page_floor(start[b + 1]) > page_ceil(start[b]) ? page_floor(start[b + 1]) - page_ceil(start[b]) : 0;
+    loose[b] = fill[b];
+    if (whole[b] > inner) {
+      uint64_t* extra = by_bucket[first_of[b] + inner];
+      std::memcpy(slot((buckets + b) * kPage), extra, kPage * sizeof(uint64_t));
+      free_pages.push_back(extra);
+      loose[b] += kPage;
+    }
+    for (size_t q = 0; q < inner; ++q) hashes.page(page_ceil(start[b]) + q) = by_bucket[first_of[b] + q];
+  }
+  // The pages where buckets meet (a bucket starts inside them) take the
+  // free pages, as many, and are filled from the scratch.
+  size_t next_free = 0;
+  size_t last_met = ~size_t{0};
+  for (size_t b = 1; b < buckets; ++b) {
+    const size_t p = page_floor(start[b]);
+    if (start[b] % kPage != 0 && p != last_met && p < first_page + full_pages) {
+      hashes.page(p) = free_pages[next_free++];
+      last_met = p;
+    }
+  }
+  assert(next_free == free_pages.size());
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t head_end = std::min(start[b + 1], page_ceil(start[b]) * kPage);
+    const size_t tail_begin = std::max(head_end, page_floor(start[b + 1]) * kPage);
+    size_t i = 0;  // of the loose hashes: the moved page's first if any
+    const size_t moved = loose[b] > fill[b] ? kPage : 0;
+    const auto next = [&]() {
+      uint64_t h;
+      const size_t k = i++;
+      std::memcpy(&h, k < moved ? slot((buckets + b) * kPage + k) : slot(b * kPage + (k - moved)), sizeof(h));
+      return h;
+    };
+    for (size_t at = start[b]; at < head_end; ++at) hashes[at] = next();
+    for (size_t at = tail_begin; at < start[b + 1]; ++at) hashes[at] = next();
+  }
 }
 
 }  // namespace linebloom::internal::compact

@@ -267,38 +267,54 @@ std::vector<uint64_t> Sorted(const CompactHashes& hashes) {
   return all;
 }
 
-// Both groupings: in place, and through a scratch (at most 256 buckets).
+// The three groupings: in place, through a scratch (at most 256 buckets),
+// and by pages (a range from a page boundary; sizes around a page, buckets
+// that fill no page, and skewed buckets, many of them empty).
 TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
+  enum class Way { kInPlace, kThroughScratch, kByPages };
   std::vector<uint64_t> scratch;
   std::vector<uint8_t> bucket_ids;
-  for (size_t n : {size_t{0}, size_t{1}, size_t{511}, size_t{512}, size_t{513}, size_t{40000}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{511}, size_t{512}, size_t{513}, size_t{1536}, size_t{40000}}) {
     for (size_t buckets : {size_t{1}, size_t{7}, size_t{256}, size_t{300}}) {
-      for (bool through_scratch : {false, true}) {
-        if (through_scratch && buckets > 256) continue;
-        const std::vector<uint64_t> hashes = Hashes(n, n + buckets);
-        CompactHashes store;
-        for (uint64_t h : hashes) store.push_back(h);
-        ASSERT_EQ(store.size(), n);
-        const auto bucket_of = [buckets](uint64_t h) { return static_cast<size_t>(h % buckets); };
-        // A range after the first third; the hashes before it stay put.
-        const size_t from = n / 3;
-        std::vector<size_t> starts;
-        if (through_scratch) {
-          internal::compact::PartitionThroughScratch(store, from, n - from, buckets, bucket_of, &starts, &scratch,
-                                                     &bucket_ids);
-        } else {
-          internal::compact::PartitionInPlace(store, from, n - from, buckets, bucket_of, &starts);
+      for (bool skewed : {false, true}) {
+        for (Way way : {Way::kInPlace, Way::kThroughScratch, Way::kByPages}) {
+          if (way == Way::kThroughScratch && buckets > 256) continue;
+          const std::vector<uint64_t> hashes = Hashes(n, n + buckets);
+          CompactHashes store;
+          for (uint64_t h : hashes) store.push_back(h);
+          ASSERT_EQ(store.size(), n);
+          // Skewed: half the hashes in bucket 0, the others in every third.
+          const auto bucket_of = [buckets, skewed](uint64_t h) {
+            if (!skewed) return static_cast<size_t>(h % buckets);
+            return (h >> 63) != 0 ? 0 : static_cast<size_t>(h % buckets) / 3 * 3;
+          };
+          // A range after the first third (a page boundary for kByPages);
+          // the hashes before it stay put.
+          const size_t from =
+              way == Way::kByPages ? n / 3 / CompactHashes::kChunkHashes * CompactHashes::kChunkHashes : n / 3;
+          std::vector<size_t> starts;
+          if (way == Way::kThroughScratch) {
+            internal::compact::PartitionThroughScratch(store, from, n - from, buckets, bucket_of, &starts, &scratch,
+                                                       &bucket_ids);
+          } else if (way == Way::kByPages) {
+            // Unaligned, and filled with a pattern: a scratch byte read
+            // before it is written would show as a lost or foreign hash.
+            std::vector<unsigned char> bytes(internal::compact::PartitionByPagesBytes(buckets) + 1, 0xA5);
+            internal::compact::PartitionByPages(store, from, n - from, buckets, bucket_of, &starts, bytes.data() + 1);
+          } else {
+            internal::compact::PartitionInPlace(store, from, n - from, buckets, bucket_of, &starts);
+          }
+          ASSERT_EQ(starts.size(), buckets + 1);
+          EXPECT_EQ(starts[0], from);
+          EXPECT_EQ(starts[buckets], n);
+          for (size_t i = 0; i < from; ++i) ASSERT_EQ(store[i], hashes[i]);
+          for (size_t b = 0; b < buckets; ++b) {
+            for (size_t i = starts[b]; i < starts[b + 1]; ++i) ASSERT_EQ(bucket_of(store[i]), b) << n << " " << i;
+          }
+          std::vector<uint64_t> expected = hashes;
+          std::sort(expected.begin(), expected.end());
+          EXPECT_EQ(Sorted(store), expected);
         }
-        ASSERT_EQ(starts.size(), buckets + 1);
-        EXPECT_EQ(starts[0], from);
-        EXPECT_EQ(starts[buckets], n);
-        for (size_t i = 0; i < from; ++i) ASSERT_EQ(store[i], hashes[i]);
-        for (size_t b = 0; b < buckets; ++b) {
-          for (size_t i = starts[b]; i < starts[b + 1]; ++i) ASSERT_EQ(bucket_of(store[i]), b) << n << " " << i;
-        }
-        std::vector<uint64_t> expected = hashes;
-        std::sort(expected.begin(), expected.end());
-        EXPECT_EQ(Sorted(store), expected);
       }
     }
   }

@@ -45,6 +45,11 @@ class CompactHashes {
   uint64_t back() const { return fill_[-1]; }
   uint64_t& operator[](size_t i) { return pages_[i >> kChunkShift][i & kChunkMask]; }
   uint64_t operator[](size_t i) const { return pages_[i >> kChunkShift][i & kChunkMask]; }
+  // Page p of the table: hashes [512 p, 512 p + 512). Grouping in place
+  // (compact_build.cc) moves whole pages by exchanging these entries; any
+  // permutation of them keeps every hash, though back() is then no longer
+  // the last one (no hash is added during a build).
+  uint64_t*& page(size_t p) { return pages_[p]; }
 
   void push_back(uint64_t hash) {
     if (fill_ == end_) [[unlikely]] {
