@@ -322,8 +322,9 @@ TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
 
 // A line depends only on the set of its keys, so any order of the same keys
 // gives the same bytes; the builder keeps every hash for a check after.
+// 600,000 keys make a layer large enough to be grouped by pages.
 TEST(CompactHashesTest, BytesDoNotDependOnOrderAndHashesAreKept) {
-  for (size_t n : {size_t{1}, size_t{3000}, size_t{100000}}) {
+  for (size_t n : {size_t{1}, size_t{3000}, size_t{100000}, size_t{600000}}) {
     std::vector<uint64_t> hashes = Hashes(n, n);
     const std::string in_order = Build(hashes, 7.75, 3);
     std::shuffle(hashes.begin(), hashes.end(), std::mt19937_64(n));
