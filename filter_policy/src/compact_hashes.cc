@@ -23,6 +23,17 @@ void CompactHashes::AddPage() {
   --free_pages_;
 }
 
+void CompactHashes::Append(std::span<const uint64_t> hashes) {
+  while (!hashes.empty()) {
+    if (fill_ == end_) AddPage();
+    const size_t n = std::min(hashes.size(), static_cast<size_t>(end_ - fill_));
+    std::copy_n(hashes.begin(), n, fill_);
+    fill_ += n;
+    size_ += n;
+    hashes = hashes.subspan(n);
+  }
+}
+
 CompactHashes& CompactHashes::operator=(CompactHashes&& other) noexcept {
   if (this != &other) {
     blocks_ = std::move(other.blocks_);

@@ -164,9 +164,111 @@ void PartitionThroughScratch(CompactHashes& hashes, size_t from, size_t n, size_
   });
 }
 
+// A PartitionByPages scratch: buffer b is slots [b kPage, b kPage + fill[b])
+// (a slot holds a hash, in its bytes: the scratch may be unaligned), and
+// the written page of b moved out of its way is slots [(buckets + b) kPage,
+// (buckets + b + 1) kPage).
+class PageScratch {
+ public:
+  static constexpr size_t kPage = CompactHashes::kChunkHashes;
+  PageScratch(unsigned char* bytes, size_t buckets) : bytes_(bytes), buckets_(buckets), fill_(buckets, 0) {}
+
+  // Appends `h` to buffer b; true once the buffer is full (a page).
+  bool Add(size_t b, uint64_t h) {
+    std::memcpy(Slot(b * kPage + fill_[b]), &h, sizeof(h));
+    return ++fill_[b] == kPage;
+  }
+  // Moves buffer b's full page to `page`.
+  void Flush(size_t b, uint64_t* page) {
+    std::memcpy(page, Slot(b * kPage), kPage * sizeof(uint64_t));
+    fill_[b] = 0;
+  }
+  size_t fill(size_t b) const { return fill_[b]; }
+  void KeepMoved(size_t b, const uint64_t* page) {
+    std::memcpy(Slot((buckets_ + b) * kPage), page, kPage * sizeof(uint64_t));
+  }
+  // Hash i of b's loose ones: the moved page's (`moved` of them, 0 or a
+  // page), then the buffer's.
+  uint64_t Loose(size_t b, size_t moved, size_t i) const {
+    uint64_t h;
+    std::memcpy(&h, i < moved ? Slot((buckets_ + b) * kPage + i) : Slot(b * kPage + (i - moved)), sizeof(h));
+    return h;
+  }
+
+ private:
+  unsigned char* Slot(size_t i) const { return bytes_ + i * sizeof(uint64_t); }
+
+  unsigned char* bytes_;
+  size_t buckets_;
+  std::vector<uint32_t> fill_;
+};
+
 // Scratch bytes PartitionByPages needs: two pages per bucket.
 inline constexpr size_t PartitionByPagesBytes(size_t buckets) {
-  return 2 * buckets * CompactHashes::kChunkHashes * sizeof(uint64_t);
+  return 2 * buckets * PageScratch::kPage * sizeof(uint64_t);
+}
+
+// The second step of PartitionByPages: pages [first_page, first_page +
+// page_bucket.size()) hold bucket page_bucket[p] each, the range's other
+// full pages are free, and the rest of each bucket is in `scratch`. Moves
+// the written pages to their bucket's place by exchanging entries of the
+// page table, and fills the pages where buckets meet from the scratch.
+inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::vector<uint32_t>& page_bucket,
+                       PageScratch& scratch, size_t buckets, std::vector<size_t>* starts) {
+  constexpr size_t kPage = PageScratch::kPage;
+  const size_t first_page = from / kPage;
+  const size_t full_pages = n / kPage;
+  const size_t written = page_bucket.size();
+  std::vector<size_t> first_of(buckets + 1, 0);  // written pages by bucket: a counting sort
+  for (uint32_t b : page_bucket) ++first_of[b + 1];
+  starts->assign(buckets + 1, from);
+  size_t* start = starts->data();
+  for (size_t b = 0; b < buckets; ++b) {
+    start[b + 1] = start[b] + first_of[b + 1] * kPage + scratch.fill(b);
+    first_of[b + 1] += first_of[b];
+  }
+  std::vector<uint64_t*> by_bucket(written);
+  {
+    std::vector<size_t> at(first_of.begin(), first_of.end() - 1);
+    for (size_t p = 0; p < written; ++p) by_bucket[at[page_bucket[p]]++] = hashes.page(first_page + p);
+  }
+  // Pages read and not written are free, and so is each bucket's written
+  // page beyond those it fills whole (at most one: its hashes are fewer
+  // than a page more than the pages it fills), once kept in the scratch.
+  std::vector<uint64_t*> free_pages;
+  for (size_t p = written; p < full_pages; ++p) free_pages.push_back(hashes.page(first_page + p));
+  std::vector<size_t> moved(buckets, 0);
+  const auto page_ceil = [](size_t i) { return (i + kPage - 1) / kPage; };
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t inner = std::max(start[b + 1] / kPage, page_ceil(start[b])) - page_ceil(start[b]);
+    if (first_of[b + 1] - first_of[b] > inner) {
+      uint64_t* extra = by_bucket[first_of[b] + inner];
+      scratch.KeepMoved(b, extra);
+      free_pages.push_back(extra);
+      moved[b] = kPage;
+    }
+    for (size_t q = 0; q < inner; ++q) hashes.page(page_ceil(start[b]) + q) = by_bucket[first_of[b] + q];
+  }
+  // The pages where buckets meet (a bucket starts inside them) take the
+  // free pages, as many; the partial last page stays.
+  size_t next_free = 0;
+  size_t last_met = ~size_t{0};
+  for (size_t b = 1; b < buckets; ++b) {
+    const size_t p = start[b] / kPage;
+    if (start[b] % kPage != 0 && p != last_met && p < first_page + full_pages) {
+      hashes.page(p) = free_pages[next_free++];
+      last_met = p;
+    }
+  }
+  assert(next_free == free_pages.size());
+  for (size_t b = 0; b < buckets; ++b) {
+    const size_t head_end = std::min(start[b + 1], page_ceil(start[b]) * kPage);
+    size_t i = 0;
+    for (size_t at = start[b]; at < head_end; ++at) hashes[at] = scratch.Loose(b, moved[b], i++);
+    for (size_t at = std::max(head_end, start[b + 1] / kPage * kPage); at < start[b + 1]; ++at) {
+      hashes[at] = scratch.Loose(b, moved[b], i++);
+    }
+  }
 }
 
 // As PartitionInPlace, for `from` on a page boundary (a multiple of
@@ -176,102 +278,32 @@ inline constexpr size_t PartitionByPagesBytes(size_t buckets) {
 // and a full page of the scratch is copied over the next page of the range
 // already read (there always is one: the pages written hold fewer hashes
 // than were read). Then every page written holds one bucket, and the rest
-// of each bucket (less than a page) is in the scratch. Pages move to their
-// bucket's place by exchanging entries of the page table; the pages where
-// two buckets meet are filled by copying from the scratch, which first also
-// takes the one written page of a bucket beyond the pages it fills whole.
+// of each bucket (less than a page) is in the scratch; PlacePages puts
+// them in order.
 //   simple form: stable_partition by bucket_of into a second copy.
 template <typename BucketOf>
 void PartitionByPages(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                      std::vector<size_t>* starts, unsigned char* scratch) {
-  constexpr size_t kPage = CompactHashes::kChunkHashes;
+                      std::vector<size_t>* starts, unsigned char* scratch_bytes) {
+  constexpr size_t kPage = PageScratch::kPage;
   const size_t first_page = from / kPage;
   const size_t full_pages = n / kPage;
-  // Slot i of the scratch: buffer b is slots [b kPage, b kPage + fill[b]),
-  // and the page of b moved out is slots [(buckets + b) kPage, ...).
-  const auto slot = [scratch](size_t i) { return scratch + i * sizeof(uint64_t); };
-  std::vector<uint32_t> fill(buckets, 0);
-  std::vector<uint32_t> page_bucket(full_pages);
-  size_t written = 0;
+  PageScratch scratch(scratch_bytes, buckets);
+  std::vector<uint32_t> page_bucket;
+  page_bucket.reserve(full_pages);
   const auto add = [&](uint64_t h) {
     const size_t b = bucket_of(h);
-    std::memcpy(slot(b * kPage + fill[b]), &h, sizeof(h));
-    if (++fill[b] == kPage) [[unlikely]] {
-      std::memcpy(hashes.page(first_page + written), slot(b * kPage), kPage * sizeof(uint64_t));
-      page_bucket[written++] = static_cast<uint32_t>(b);
-      fill[b] = 0;
+    if (scratch.Add(b, h)) [[unlikely]] {
+      scratch.Flush(b, hashes.page(first_page + page_bucket.size()));
+      page_bucket.push_back(static_cast<uint32_t>(b));
     }
   };
-  // Page p is written only once all of it was read: written pages hold
-  // fewer hashes than were read.
   for (size_t p = 0; p < full_pages; ++p) {
     const uint64_t* in = hashes.page(first_page + p);
     for (size_t j = 0; j < kPage; ++j) add(in[j]);
   }
-  // The partial last page stays where it is; the hashes after the range in
-  // it are not touched.
-  const size_t tail = n % kPage;
-  for (size_t j = 0; j < tail; ++j) add(hashes.page(first_page + full_pages)[j]);
-
-  std::vector<size_t> whole(buckets, 0);  // written pages of each bucket
-  for (size_t p = 0; p < written; ++p) ++whole[page_bucket[p]];
-  starts->assign(buckets + 1, from);
-  size_t* start = starts->data();
-  for (size_t b = 0; b < buckets; ++b) start[b + 1] = start[b] + whole[b] * kPage + fill[b];
-  // Written pages by bucket (a counting sort of the page table's entries).
-  std::vector<size_t> first_of(buckets + 1, 0);
-  for (size_t b = 0; b < buckets; ++b) first_of[b + 1] = first_of[b] + whole[b];
-  std::vector<uint64_t*> by_bucket(written);
-  {
-    std::vector<size_t> at(first_of.begin(), first_of.end() - 1);
-    for (size_t p = 0; p < written; ++p) by_bucket[at[page_bucket[p]]++] = hashes.page(first_page + p);
-  }
-  // Pages read and not written are free, and so is each bucket's written
-  // page beyond those it fills whole (at most one: its hashes are fewer
-  // than a page more than the pages it fills), once copied to the scratch.
-  std::vector<uint64_t*> free_pages;
-  for (size_t p = written; p < full_pages; ++p) free_pages.push_back(hashes.page(first_page + p));
-  std::vector<size_t> loose(buckets);  // hashes of b to copy: the moved page's, then the buffer's
-  const auto page_floor = [](size_t i) { return i / kPage; };
-  const auto page_ceil = [](size_t i) { return (i + kPage - 1) / kPage; };
-  for (size_t b = 0; b < buckets; ++b) {
-    const size_t inner =
-        page_floor(start[b + 1]) > page_ceil(start[b]) ? page_floor(start[b + 1]) - page_ceil(start[b]) : 0;
-    loose[b] = fill[b];
-    if (whole[b] > inner) {
-      uint64_t* extra = by_bucket[first_of[b] + inner];
-      std::memcpy(slot((buckets + b) * kPage), extra, kPage * sizeof(uint64_t));
-      free_pages.push_back(extra);
-      loose[b] += kPage;
-    }
-    for (size_t q = 0; q < inner; ++q) hashes.page(page_ceil(start[b]) + q) = by_bucket[first_of[b] + q];
-  }
-  // The pages where buckets meet (a bucket starts inside them) take the
-  // free pages, as many, and are filled from the scratch.
-  size_t next_free = 0;
-  size_t last_met = ~size_t{0};
-  for (size_t b = 1; b < buckets; ++b) {
-    const size_t p = page_floor(start[b]);
-    if (start[b] % kPage != 0 && p != last_met && p < first_page + full_pages) {
-      hashes.page(p) = free_pages[next_free++];
-      last_met = p;
-    }
-  }
-  assert(next_free == free_pages.size());
-  for (size_t b = 0; b < buckets; ++b) {
-    const size_t head_end = std::min(start[b + 1], page_ceil(start[b]) * kPage);
-    const size_t tail_begin = std::max(head_end, page_floor(start[b + 1]) * kPage);
-    size_t i = 0;  // of the loose hashes: the moved page's first if any
-    const size_t moved = loose[b] > fill[b] ? kPage : 0;
-    const auto next = [&]() {
-      uint64_t h;
-      const size_t k = i++;
-      std::memcpy(&h, k < moved ? slot((buckets + b) * kPage + k) : slot(b * kPage + (k - moved)), sizeof(h));
-      return h;
-    };
-    for (size_t at = start[b]; at < head_end; ++at) hashes[at] = next();
-    for (size_t at = tail_begin; at < start[b + 1]; ++at) hashes[at] = next();
-  }
+  // The partial last page's hashes of the range; those after it stay.
+  for (size_t j = 0; j < n % kPage; ++j) add(hashes.page(first_page + full_pages)[j]);
+  PlacePages(hashes, from, n, page_bucket, scratch, buckets, starts);
 }
 
 }  // namespace linebloom::internal::compact

@@ -58,6 +58,8 @@ class CompactHashes {
     *fill_++ = hash;
     ++size_;
   }
+  // push_back of each, in order.
+  void Append(std::span<const uint64_t> hashes);
   // Frees every block.
   void Clear();
 

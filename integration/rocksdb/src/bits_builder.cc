@@ -42,18 +42,17 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 __attribute__((noinline)) void LinebloomBitsBuilder::KeepForVerify(uint64_t hash) { hashes_to_verify_.push_back(hash); }
 
 __attribute__((noinline)) void LinebloomBitsBuilder::FlushStaged() {
-  builder_.AddDistinctHashes(std::span<const uint64_t>(staged_, num_staged_));
-  num_staged_ = 0;
+  builder_.AddDistinctHashes(stage_.staged());
+  stage_.Clear();
   if (charge_) charge_->Hold(KeyBytes());
 }
 
 size_t LinebloomBitsBuilder::KeyBytes() const {
-  return (builder_.NumKeys() + num_staged_) * sizeof(uint64_t) * (post_verify_ ? 2 : 1) + repeats_.PrefixBytes();
+  return (builder_.NumKeys() + stage_.size()) * sizeof(uint64_t) * (post_verify_ ? 2 : 1) + repeats_.PrefixBytes();
 }
 
 inline void LinebloomBitsBuilder::Append(uint64_t hash) {
-  staged_[num_staged_] = hash;
-  if (++num_staged_ == kStagedHashes) [[unlikely]]
+  if (stage_.Add(hash)) [[unlikely]]
     FlushStaged();
   if (post_verify_) [[unlikely]]
     KeepForVerify(hash);

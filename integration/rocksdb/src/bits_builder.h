@@ -13,6 +13,7 @@
 
 #include "block_read_lead.h"
 #include "construction_charge.h"
+#include "hash_stage.h"
 #include "repeat_filter.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/filter_options.h"
@@ -46,7 +47,7 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // Exact: the distinct entries of the current filter (0 iff none added).
   // Staged hashes are distinct entries too: Append never stages a repeat of
   // the entry before it (AddDistinctHashes relies on that).
-  size_t EstimateEntriesAdded() override { return builder_.NumKeys() + num_staged_; }
+  size_t EstimateEntriesAdded() override { return builder_.NumKeys() + stage_.size(); }
 
   // Charges the builder's memory to `cache` from now on (construction_charge.h).
   void ChargeMemoryTo(std::shared_ptr<::rocksdb::Cache> cache) { charge_.emplace(std::move(cache)); }
@@ -93,11 +94,8 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   size_t KeyBytes() const;
 
   FilterBuilder builder_;
-  // Entries go to builder_ kStagedHashes at a time (AddDistinctHashes): a
-  // store here per key instead of a call per key.
-  static constexpr size_t kStagedHashes = 64;
-  uint64_t staged_[kStagedHashes];
-  size_t num_staged_ = 0;
+  // Entries go to builder_ a stage at a time (AddDistinctHashes).
+  HashStage stage_;
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;

@@ -81,12 +81,18 @@ void CompactBitsBuilder::SetBitsPerKey(double bits_per_key) {
   builder_.SetBitsPerKey(bits_per_key_);
 }
 
-// With a charge, every 64th key checks it (the builder holds 8 bytes per
-// key, and its prefix set).
-void CompactBitsBuilder::Append(uint64_t hash) {
-  builder_.AddHash(hash);
-  if (charge_ && builder_.NumKeys() % 64 == 0) [[unlikely]]
-    charge_->Hold(builder_.NumKeys() * sizeof(uint64_t) + repeats_.PrefixBytes());
+// With a charge, every stage handed over checks it (the builder holds 8
+// bytes per key, and its prefix set).
+__attribute__((noinline)) void CompactBitsBuilder::FlushStaged() {
+  builder_.AddDistinctHashes(stage_.staged());
+  stage_.Clear();
+  if (charge_) charge_->Hold(builder_.NumKeys() * sizeof(uint64_t) + repeats_.PrefixBytes());
+}
+
+//   simple form: builder_.AddHash(hash)
+inline void CompactBitsBuilder::Append(uint64_t hash) {
+  if (stage_.Add(hash)) [[unlikely]]
+    FlushStaged();
 }
 
 void CompactBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
@@ -111,6 +117,7 @@ size_t CompactBitsBuilder::LeadBytes() const {
 }
 
 ::rocksdb::Slice CompactBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
+  FlushStaged();
   builder_.ReleaseFinishedHashes();
   std::unique_ptr<char[]> bytes;
   size_t size = 0;

@@ -16,6 +16,7 @@
 
 #include "block_read_lead.h"
 #include "construction_charge.h"
+#include "hash_stage.h"
 #include "repeat_filter.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/filter_options.h"
@@ -67,7 +68,7 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   void AddKey(const ::rocksdb::Slice& key) override;
   void AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) LINEBLOOM_OVERRIDE_SINCE_B;
   // Exact: the distinct entries of the current filter (0 iff none added).
-  size_t EstimateEntriesAdded() override { return builder_.NumKeys(); }
+  size_t EstimateEntriesAdded() override { return builder_.NumKeys() + stage_.size(); }
 
   // The bits per key of the filter being built, clamped as above.
   void SetBitsPerKey(double bits_per_key);
@@ -104,10 +105,13 @@ class CompactBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
 
  private:
   void Append(uint64_t hash);
+  void FlushStaged();
   // The lead bytes of the filter Finish is about to write.
   size_t LeadBytes() const;
 
   CompactFilterBuilder builder_;
+  // Entries go to builder_ a stage at a time (AddDistinctHashes).
+  HashStage stage_;
   uint32_t seed_;
   double bits_per_key_;
   bool post_verify_;
