@@ -3,8 +3,8 @@
 // A layer is built a bucket of consecutive lines at a time, in the memory
 // of the hashes themselves: the layer's hashes are grouped by bucket in
 // place (compact_partition.h); a bucket's hashes are sorted by line into a
-// scratch of the bucket's size (a counting sort), each line's by order, and
-// its lines are solved. Its range of the
+// scratch of the bucket's size (a counting sort, 9 bytes per key), each
+// line's by order, and its lines are solved. Its range of the
 // hashes is then free, and the hashes go back as the layers need them: the
 // bumped ones of the layer so far to the front, the stored ones behind. So
 // the layer's bumped hashes end as a prefix, the next layer's input, and
@@ -14,14 +14,15 @@
 // bucket, which stay in the first cache level, and the scratch is at most
 // about 1/32 of the keys. A small layer, whose hashes fit the second cache
 // level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
-// A layer of at most kScratchGroupKeys keys is grouped through a scratch of
-// its own size instead of in place: a stream of stores, not a chain of loads.
-// So is a large layer, by whole pages of hashes (PartitionByPages), whose
-// scratch of two pages per bucket is the layer's own lines, reserved and
-// not written yet (every line is written once its bucket is solved). They
-// hold it where a bucket has at least 128 lines (a layer of about 4,100
-// lines or more): the peak memory stays that of the hashes, the filter and
-// the scratch of one bucket.
+// A layer of at most kOneBucketKeys keys is one bucket: it is not grouped
+// at all, but sorted by line straight into the scratch. A large layer is
+// grouped by whole pages of hashes (PartitionByPages), a stream of stores
+// rather than the in-place grouping's chain of dependent loads, with a
+// scratch of two pages per bucket that is the layer's own lines, reserved
+// and not written yet (every line is written once its bucket is solved).
+// They hold it where a bucket has at least 128 lines (a layer of about
+// 4,100 lines or more): the peak memory stays that of the hashes, the
+// filter and the scratch of one bucket.
 //
 // A mixed filter's layer 0 places each key in its section's lines
 // (compact_layout.h, Sections), and its low lines get r - 1 planes; the
@@ -51,12 +52,12 @@ namespace {
 constexpr size_t kMaxBuckets = 64;
 constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
-// Layers of at most this many keys are grouped through a scratch of 9
-// bytes per key (PartitionThroughScratch, at most 36 KiB; its bucket ids
-// are bytes): the in-place partition's chain of dependent loads costs
-// these small layers about a tenth of their build.
-constexpr size_t kScratchGroupKeys = size_t{1} << 12;
-static_assert(kScratchGroupKeys <= kSmallLayerKeys && kMaxSmallBuckets <= 256);
+// Layers of at most this many keys are one bucket, whose scratch is then at
+// most 36 KiB: grouping them first, in place, would cost them about a
+// tenth of their build (its chain of dependent loads), and through a
+// scratch another pass over their hashes.
+constexpr size_t kOneBucketKeys = size_t{1} << 12;
+static_assert(kOneBucketKeys <= kSmallLayerKeys);
 constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
@@ -65,11 +66,7 @@ constexpr double kReservedBumpShare = 0.06;
 // Memory the layers reuse, sized by the largest bucket.
 struct Scratch {
   std::vector<size_t> starts;        // of each bucket
-  std::vector<uint64_t> grouped;     // a small layer's hashes by bucket
-  std::vector<uint8_t> bucket_ids;   // and each one's bucket
   std::vector<uint32_t> line_start;  // of each line of a bucket
-  std::vector<uint32_t> line_of;     // each key's line in its bucket, in hash order
-  std::vector<uint8_t> order_of;     // and its order
   std::vector<uint64_t> keys;        // the bucket's keys by line
   std::vector<uint8_t> orders;       // theirs
   std::vector<uint64_t> line_keys;   // a line's keys by order
@@ -85,6 +82,7 @@ void FitTo(std::vector<T>& v, size_t n) {
 
 // log2 of the lines per bucket of a layer (file comment).
 int BucketShift(size_t keys, uint32_t lines) {
+  if (keys <= kOneBucketKeys) return static_cast<int>(std::bit_width(lines - 1));
   const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
   return static_cast<int>(std::bit_width((lines - 1) / buckets));
 }
@@ -146,8 +144,8 @@ class LayerBuilder {
   size_t Build(unsigned char* out) {
     const size_t buckets = ((lines_ - 1) >> shift_) + 1;
     const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
-    if (count_ <= kScratchGroupKeys) {
-      PartitionThroughScratch(hashes_, 0, count_, buckets, bucket_of, &s_.starts, &s_.grouped, &s_.bucket_ids);
+    if (count_ <= kOneBucketKeys) {
+      s_.starts = {0, count_};
     } else if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
       // The layer's lines, not written yet, are the scratch (file comment).
       PartitionByPages(hashes_, 0, count_, buckets, bucket_of, &s_.starts, out);
@@ -157,8 +155,6 @@ class LayerBuilder {
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
     FitTo(s_.keys, most);
-    FitTo(s_.line_of, most);
-    FitTo(s_.order_of, most);
     FitTo(s_.orders, most);
     FitTo(s_.line_start, (size_t{1} << shift_) + 1);
     for (size_t b = 0; b < buckets; ++b) {
@@ -187,30 +183,21 @@ class LayerBuilder {
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
     uint32_t* start = s_.line_start.data();
     std::fill_n(start, lines + 1, 0);
-    uint32_t* line_of = s_.line_of.data();
-    uint8_t* order_of = s_.order_of.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      for (uint64_t h : span) {
-        const Slot slot = SlotOfKey(h);
-        *line_of++ = slot.line - first;
-        *order_of++ = static_cast<uint8_t>(slot.order);
-        ++start[slot.line - first + 1];
-      }
+      for (uint64_t h : span) ++start[SlotOfKey(h).line - first + 1];
     });
     for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
     // Placed from the end of each line backwards, so that line_start keeps
     // each line's start afterwards.
     for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
-    line_of = s_.line_of.data();
-    order_of = s_.order_of.data();
     uint64_t* keys = s_.keys.data();
     uint8_t* orders = s_.orders.data();
-    size_t i = 0;
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       for (uint64_t h : span) {
-        const uint32_t at = --start[line_of[i]];
+        const Slot slot = SlotOfKey(h);
+        const uint32_t at = --start[slot.line - first];
         keys[at] = h;
-        orders[at] = order_of[i++];
+        orders[at] = static_cast<uint8_t>(slot.order);
       }
     });
   }

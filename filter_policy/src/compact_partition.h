@@ -126,44 +126,6 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
   }
 }
 
-// As PartitionInPlace, through `scratch` (n hashes and n bytes, grown as
-// needed): a counting pass that notes each hash's bucket, a scatter into
-// the scratch, a copy back. For up to 256 buckets. Every step is a stream,
-// with no chain of dependent loads, so where n hashes are few enough for
-// the scratch to be no burden (a small layer) this is the faster one.
-template <typename BucketOf>
-void PartitionThroughScratch(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                             std::vector<size_t>* starts, std::vector<uint64_t>* scratch,
-                             std::vector<uint8_t>* bucket_ids) {
-  starts->assign(buckets + 1, 0);
-  size_t* start = starts->data();
-  if (scratch->size() < n) *scratch = std::vector<uint64_t>(n);
-  if (bucket_ids->size() < n) *bucket_ids = std::vector<uint8_t>(n);
-  uint8_t* id = bucket_ids->data();
-  hashes.ForEachSpan(from, n, [&](std::span<uint64_t> span) {
-    for (uint64_t h : span) {
-      const size_t b = bucket_of(h);
-      *id++ = static_cast<uint8_t>(b);
-      ++start[b + 1];
-    }
-  });
-  for (size_t b = 0; b < buckets; ++b) start[b + 1] += start[b];
-  // start[b] counts from 0 here; the scatter moves them to the ends of the
-  // buckets, and the copy back shifts them by `from`.
-  uint64_t* out = scratch->data();
-  id = bucket_ids->data();
-  hashes.ForEachSpan(from, n, [&](std::span<uint64_t> span) {
-    for (uint64_t h : span) out[start[*id++]++] = h;
-  });
-  for (size_t b = buckets; b > 0; --b) start[b] = start[b - 1] + from;
-  start[0] = from;
-  const uint64_t* in = scratch->data();
-  hashes.ForEachSpan(from, n, [&](std::span<uint64_t> span) {
-    std::copy(in, in + span.size(), span.begin());
-    in += span.size();
-  });
-}
-
 // A PartitionByPages scratch: buffer b is slots [b kPage, b kPage + fill[b])
 // (a slot holds a hash, in its bytes: the scratch may be unaligned), and
 // the written page of b moved out of its way is slots [(buckets + b) kPage,

@@ -267,18 +267,15 @@ std::vector<uint64_t> Sorted(const CompactHashes& hashes) {
   return all;
 }
 
-// The three groupings: in place, through a scratch (at most 256 buckets),
-// and by pages (a range from a page boundary; sizes around a page, buckets
-// that fill no page, and skewed buckets, many of them empty).
+// Both groupings: in place, and by pages (a range from a page boundary;
+// sizes around a page, buckets that fill no page, and skewed buckets, many
+// of them empty).
 TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
-  enum class Way { kInPlace, kThroughScratch, kByPages };
-  std::vector<uint64_t> scratch;
-  std::vector<uint8_t> bucket_ids;
+  enum class Way { kInPlace, kByPages };
   for (size_t n : {size_t{0}, size_t{1}, size_t{511}, size_t{512}, size_t{513}, size_t{1536}, size_t{40000}}) {
     for (size_t buckets : {size_t{1}, size_t{7}, size_t{256}, size_t{300}}) {
       for (bool skewed : {false, true}) {
-        for (Way way : {Way::kInPlace, Way::kThroughScratch, Way::kByPages}) {
-          if (way == Way::kThroughScratch && buckets > 256) continue;
+        for (Way way : {Way::kInPlace, Way::kByPages}) {
           const std::vector<uint64_t> hashes = Hashes(n, n + buckets);
           CompactHashes store;
           for (uint64_t h : hashes) store.push_back(h);
@@ -293,10 +290,7 @@ TEST(CompactHashesTest, PartitionGroupsByBucketAndKeepsEveryHash) {
           const size_t from =
               way == Way::kByPages ? n / 3 / CompactHashes::kChunkHashes * CompactHashes::kChunkHashes : n / 3;
           std::vector<size_t> starts;
-          if (way == Way::kThroughScratch) {
-            internal::compact::PartitionThroughScratch(store, from, n - from, buckets, bucket_of, &starts, &scratch,
-                                                       &bucket_ids);
-          } else if (way == Way::kByPages) {
+          if (way == Way::kByPages) {
             // Unaligned, and filled with a pattern: a scratch byte read
             // before it is written would show as a lost or foreign hash.
             std::vector<unsigned char> bytes(internal::compact::PartitionByPagesBytes(buckets) + 1, 0xA5);
