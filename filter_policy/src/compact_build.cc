@@ -63,14 +63,16 @@ constexpr size_t kSureFit = 8;
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
 
-// Memory the layers reuse, sized by the largest bucket.
+// Memory the layers reuse, sized by the largest bucket (the line counts by
+// the lines of a layer grouped by pages: 4 bytes per line).
 struct Scratch {
-  std::vector<size_t> starts;        // of each bucket
-  std::vector<uint32_t> line_start;  // of each line of a bucket
-  std::vector<uint64_t> keys;        // the bucket's keys by line
-  std::vector<uint8_t> orders;       // theirs
-  std::vector<uint64_t> line_keys;   // a line's keys by order
-  std::vector<uint8_t> line_orders;  // theirs
+  std::vector<size_t> starts;               // of each bucket
+  std::vector<uint32_t> line_start;         // of each line of a bucket
+  std::vector<uint32_t> line_keys_counted;  // keys of each line, where the grouping counted them
+  std::vector<uint64_t> keys;               // the bucket's keys by line
+  std::vector<uint8_t> orders;              // theirs
+  std::vector<uint64_t> line_keys;          // a line's keys by order
+  std::vector<uint8_t> line_orders;         // theirs
   LineSolver solver;
 };
 
@@ -148,7 +150,17 @@ class LayerBuilder {
       s_.starts = {0, count_};
     } else if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
       // The layer's lines, not written yet, are the scratch (file comment).
-      PartitionByPages(hashes_, 0, count_, buckets, bucket_of, &s_.starts, out);
+      // It calls bucket_of once per hash: each line's keys are counted on
+      // the way, which spares SortBucket its counting pass.
+      s_.line_keys_counted.assign(lines_, 0);
+      uint32_t* counts = s_.line_keys_counted.data();
+      const auto count_and_bucket = [this, counts](uint64_t h) {
+        const uint32_t line = SlotOfKey(h).line;
+        ++counts[line];
+        return line >> shift_;
+      };
+      PartitionByPages(hashes_, 0, count_, buckets, count_and_bucket, &s_.starts, out);
+      counted_ = true;
     } else {
       PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
     }
@@ -182,10 +194,15 @@ class LayerBuilder {
   // first + l starts (l <= lines).
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
     uint32_t* start = s_.line_start.data();
-    std::fill_n(start, lines + 1, 0);
-    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      for (uint64_t h : span) ++start[SlotOfKey(h).line - first + 1];
-    });
+    start[0] = 0;
+    if (counted_) {
+      std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
+    } else {
+      std::fill_n(start + 1, lines, 0);
+      hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+        for (uint64_t h : span) ++start[SlotOfKey(h).line - first + 1];
+      });
+    }
     for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
     // Placed from the end of each line backwards, so that line_start keeps
     // each line's start afterwards.
@@ -315,6 +332,7 @@ class LayerBuilder {
   int extra_planes_;
   int shift_;
   Scratch& s_;
+  bool counted_ = false;  // s_.line_keys_counted holds the layer's line counts
   size_t bumped_ = 0;
 };
 

@@ -241,7 +241,8 @@ inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::
 // already read (there always is one: the pages written hold fewer hashes
 // than were read). Then every page written holds one bucket, and the rest
 // of each bucket (less than a page) is in the scratch; PlacePages puts
-// them in order.
+// them in order. bucket_of is called once per hash of the range, so a
+// caller may count the hashes on the way.
 //   simple form: stable_partition by bucket_of into a second copy.
 template <typename BucketOf>
 void PartitionByPages(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
