@@ -133,7 +133,8 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
 class PageScratch {
  public:
   static constexpr size_t kPage = CompactHashes::kChunkHashes;
-  PageScratch(unsigned char* bytes, size_t buckets) : bytes_(bytes), buckets_(buckets), fill_(buckets, 0) {}
+  PageScratch(unsigned char* bytes, size_t buckets)
+      : bytes_(bytes), buckets_(buckets), fill_(buckets, 0), moved_(buckets, 0) {}
 
   // Appends `h` to buffer b; true once the buffer is full (a page).
   bool Add(size_t b, uint64_t h) {
@@ -146,12 +147,14 @@ class PageScratch {
     fill_[b] = 0;
   }
   size_t fill(size_t b) const { return fill_[b]; }
+  // Keeps `page`, b's written page moved out of its way.
   void KeepMoved(size_t b, const uint64_t* page) {
     std::memcpy(Slot((buckets_ + b) * kPage), page, kPage * sizeof(uint64_t));
+    moved_[b] = kPage;
   }
-  // Hash i of b's loose ones: the moved page's (`moved` of them, 0 or a
-  // page), then the buffer's.
-  uint64_t Loose(size_t b, size_t moved, size_t i) const {
+  // Hash i of b's loose ones: the moved page's (if any), then the buffer's.
+  uint64_t Loose(size_t b, size_t i) const {
+    const size_t moved = moved_[b];
     uint64_t h;
     std::memcpy(&h, i < moved ? Slot((buckets_ + b) * kPage + i) : Slot(b * kPage + (i - moved)), sizeof(h));
     return h;
@@ -163,6 +166,7 @@ class PageScratch {
   unsigned char* bytes_;
   size_t buckets_;
   std::vector<uint32_t> fill_;
+  std::vector<uint32_t> moved_;  // hashes of b's moved page kept: 0 or kPage
 };
 
 // Scratch bytes PartitionByPages needs: two pages per bucket.
@@ -199,7 +203,6 @@ inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::
   // than a page more than the pages it fills), once kept in the scratch.
   std::vector<uint64_t*> free_pages;
   for (size_t p = written; p < full_pages; ++p) free_pages.push_back(hashes.page(first_page + p));
-  std::vector<size_t> moved(buckets, 0);
   const auto page_ceil = [](size_t i) { return (i + kPage - 1) / kPage; };
   for (size_t b = 0; b < buckets; ++b) {
     const size_t inner = std::max(start[b + 1] / kPage, page_ceil(start[b])) - page_ceil(start[b]);
@@ -207,7 +210,6 @@ inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::
       uint64_t* extra = by_bucket[first_of[b] + inner];
       scratch.KeepMoved(b, extra);
       free_pages.push_back(extra);
-      moved[b] = kPage;
     }
     for (size_t q = 0; q < inner; ++q) hashes.page(page_ceil(start[b]) + q) = by_bucket[first_of[b] + q];
   }
@@ -226,9 +228,9 @@ inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::
   for (size_t b = 0; b < buckets; ++b) {
     const size_t head_end = std::min(start[b + 1], page_ceil(start[b]) * kPage);
     size_t i = 0;
-    for (size_t at = start[b]; at < head_end; ++at) hashes[at] = scratch.Loose(b, moved[b], i++);
+    for (size_t at = start[b]; at < head_end; ++at) hashes[at] = scratch.Loose(b, i++);
     for (size_t at = std::max(head_end, start[b + 1] / kPage * kPage); at < start[b + 1]; ++at) {
-      hashes[at] = scratch.Loose(b, moved[b], i++);
+      hashes[at] = scratch.Loose(b, i++);
     }
   }
 }
