@@ -9,6 +9,7 @@
 
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "compact_layout.h"
@@ -22,6 +23,28 @@ struct PivotSystem {
   int columns;
   int planes;
 };
+
+// Adds equation (row, fp) to the echelon system of `filled` (pivot p:
+// rows[p], fps[p]): reduced by the pivot of its lowest set bit until that
+// column has none, where it becomes that column's pivot (returned), or
+// until the row vanishes (-1: the equation depends on the pivots, and fp
+// is left zero exactly where it agrees with them).
+inline int AddEquation(Bits128 row, uint32_t& fp, Bits128* rows, uint32_t* fps, Bits128& filled) {
+  while (!IsZero(row)) {
+    const int p = row.lo != 0 ? std::countr_zero(row.lo) : 64 + std::countr_zero(row.hi);
+    uint64_t& word = p < 64 ? filled.lo : filled.hi;
+    const uint64_t bit = uint64_t{1} << (p & 63);
+    if ((word & bit) == 0) {
+      rows[p] = row;
+      fps[p] = fp;
+      word |= bit;
+      return p;
+    }
+    row = row ^ rows[p];
+    fp ^= fps[p];
+  }
+  return -1;
+}
 
 // Planes 0..R-1 (R <= 28), bits 0..C-1 each.
 struct PlaneSet {

@@ -60,22 +60,9 @@ size_t LineSolver::InsertNarrow(size_t count, bool stop_at_contradiction) {
 size_t LineSolver::InsertWide(size_t count, bool stop_at_contradiction) {
   size_t first = count;
   for (size_t i = 0; i < count; ++i) {
-    Bits128 row = RowOf(codes_[i], columns_);
     uint32_t fp = FingerprintOf(codes_[i], planes_);
-    while (!IsZero(row)) {
-      const int p = row.lo != 0 ? std::countr_zero(row.lo) : 64 + std::countr_zero(row.hi);
-      uint64_t& word = p < 64 ? filled_.lo : filled_.hi;
-      const uint64_t bit = uint64_t{1} << (p & 63);
-      if ((word & bit) == 0) {
-        pivot_rows_[p] = row;
-        pivot_fps_[p] = fp;
-        word |= bit;
-        break;
-      }
-      row = row ^ pivot_rows_[p];
-      fp ^= pivot_fps_[p];
-    }
-    if (IsZero(row) && fp != 0 && first == count) {
+    if (AddEquation(RowOf(codes_[i], columns_), fp, pivot_rows_, pivot_fps_, filled_) < 0 && fp != 0 &&
+        first == count) {
       first = i;
       if (stop_at_contradiction) break;
     }

@@ -53,7 +53,8 @@ size_t SweepColumns(uint64_t* lo, uint64_t* hi, size_t count, int columns, int8_
 
 // Whether SolveReduced takes `count` equations of `columns` columns: the
 // active kernel is the AVX-512 one, the CPU also has AVX512_VBMI,
-// AVX512_BITALG, GFNI and BMI2, columns is at most 84 (6 planes or more),
+// AVX512_BITALG, AVX512_VPOPCNTDQ, GFNI and BMI2, columns is at most 84 (6
+// planes or more),
 // and count is at most 64, or 128 where columns is at least 63.
 bool CanSolveReduced(size_t count, int columns);
 // Test hook: with false, CanSolveReduced answers false, so that a CPU that
@@ -62,7 +63,8 @@ bool CanSolveReduced(size_t count, int columns);
 void EnableSolveReducedForTesting(bool enabled);
 
 // Gauss-Jordan elimination of the equations SweepColumns takes, with
-// `planes` fingerprint bits, on their transpose (compact_sweep_transposed.cc);
+// `planes` fingerprint bits, on their transpose (compact_sweep_transposed.cc;
+// past 64 equations, the first 64 so and the others against them);
 // lo and hi are only read. Returns what SweepColumns returns and sets
 // pivot_of as it does. The planes of every pivot (free columns 0) go to
 // *solution: bit p of plane b is fingerprint bit b of column p's pivot,

@@ -224,6 +224,14 @@ TEST_F(CompactBuildTest, SolveReducedMatchesTheSweepAndBackSubstitution) {
     for (int b = 0; b < planes; ++b) {
       ASSERT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
     }
+    // Asked only whether every equation fits: the same answer, and the
+    // same planes where they all do.
+    c::PlaneSet fitted;
+    ASSERT_EQ(c::SolveReduced(lo, hi, count, columns, planes, pivot_of, &fitted, true), expected)
+        << planes << " " << count;
+    for (int b = 0; expected == count && b < planes; ++b) {
+      ASSERT_EQ(fitted.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+    }
   });
   EXPECT_GT(solved, 500u);  // 700 of these systems hold every equation
   EXPECT_GT(contradicted, 100u);
