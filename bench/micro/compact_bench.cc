@@ -194,11 +194,19 @@ std::unique_ptr<PolicyBackedFilter> RocksdbRibbon(double bloom_bits) {
 
 // A DB keeps one policy for all its files, so the policy's one-time search
 // for its compact bits per key (CompactBitsPerKey) is made here, outside
-// the timed builds, not in the first file's build.
+// the timed builds, not in the first file's build; and the filters of one
+// setting share it (small filters are built many times per timing, and a
+// search before each would leave each build's caches cold).
 std::unique_ptr<PolicyBackedFilter> PluginCompact(double bloom_bits) {
-  auto policy = linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(bloom_bits, /*compact_from_level=*/-1);
-  policy->CompactBitsPerKey();
-  return std::make_unique<PolicyBackedFilter>(policy, 5);
+  static double kept_bits = -1;
+  static std::shared_ptr<const linebloom::rocksdb_plugin::LinebloomFilterPolicy> kept;
+  if (kept == nullptr || kept_bits != bloom_bits) {
+    auto policy = linebloom::rocksdb_plugin::NewLinebloomFilterPolicy(bloom_bits, /*compact_from_level=*/-1);
+    policy->CompactBitsPerKey();
+    kept = std::move(policy);
+    kept_bits = bloom_bits;
+  }
+  return std::make_unique<PolicyBackedFilter>(kept, 5);
 }
 
 // The rows, in the tables' order. Another filter is one more MakeRow line.
