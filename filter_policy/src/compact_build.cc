@@ -148,10 +148,10 @@ class LayerBuilder {
     const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
     if (count_ <= kOneBucketKeys) {
       s_.starts = {0, count_};
-    } else if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
-      // The layer's lines, not written yet, are the scratch (file comment).
-      // It calls bucket_of once per hash: each line's keys are counted on
-      // the way, which spares SortBucket its counting pass.
+    } else {
+      // Either grouping calls count_and_bucket once per hash: each line's
+      // keys are counted on the way, which spares SortBucket its counting
+      // pass.
       s_.line_keys_counted.assign(lines_, 0);
       uint32_t* counts = s_.line_keys_counted.data();
       const auto count_and_bucket = [this, counts](uint64_t h) {
@@ -159,10 +159,13 @@ class LayerBuilder {
         ++counts[line];
         return line >> shift_;
       };
-      PartitionByPages(hashes_, 0, count_, buckets, count_and_bucket, &s_.starts, out);
+      if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
+        // The layer's lines, not written yet, are the scratch (file comment).
+        PartitionByPages(hashes_, 0, count_, buckets, count_and_bucket, &s_.starts, out);
+      } else {
+        PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts, count_and_bucket);
+      }
       counted_ = true;
-    } else {
-      PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
     }
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);

@@ -46,12 +46,14 @@ void BucketStarts(CompactHashes& hashes, size_t from, size_t n, size_t buckets, 
 
 // Permutes hashes[from, from + n) so that bucket_of(h) (< buckets) never
 // decreases. `*starts` gets buckets + 1 entries: bucket b is [starts[b],
-// starts[b + 1]) (indices into `hashes`).
+// starts[b + 1]) (indices into `hashes`). The counting pass calls
+// counting_bucket_of, which must give bucket_of's answer, exactly once per
+// hash (a caller may count something else on the way).
 // The next free slots are freed on return, before the buckets are solved.
-template <typename BucketOf>
+template <typename BucketOf, typename CountingBucketOf>
 void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                      std::vector<size_t>* starts) {
-  BucketStarts(hashes, from, n, buckets, bucket_of, starts);
+                      std::vector<size_t>* starts, const CountingBucketOf& counting_bucket_of) {
+  BucketStarts(hashes, from, n, buckets, counting_bucket_of, starts);
   const size_t* start = starts->data();
   // Each bucket's next free slot, as an index and a pointer: the pointer
   // keeps the page table off the chain of dependent loads.
@@ -124,6 +126,12 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
     if (cycles[0].running) step(cycles[0]);
     if (cycles[1].running) step(cycles[1]);
   }
+}
+
+template <typename BucketOf>
+void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
+                      std::vector<size_t>* starts) {
+  PartitionInPlace(hashes, from, n, buckets, bucket_of, starts, bucket_of);
 }
 
 // A PartitionByPages scratch: buffer b is slots [b kPage, b kPage + fill[b])
