@@ -146,7 +146,7 @@ class LayerBuilder {
   size_t Build(unsigned char* out) {
     const size_t buckets = ((lines_ - 1) >> shift_) + 1;
     const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
-    if (count_ <= kOneBucketKeys) {
+    if (!Grouped()) {
       s_.starts = {0, count_};
     } else {
       // Either grouping calls count_and_bucket once per hash: each line's
@@ -165,7 +165,6 @@ class LayerBuilder {
       } else {
         PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts, count_and_bucket);
       }
-      counted_ = true;
     }
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
@@ -186,6 +185,10 @@ class LayerBuilder {
   }
 
  private:
+  // Whether the layer is grouped by bucket (more than one bucket's keys);
+  // its grouping counts each line's keys into s_.line_keys_counted.
+  bool Grouped() const { return count_ > kOneBucketKeys; }
+
   // A branch on the layer alone: only a mixed filter's layer 0 has sections.
   Slot SlotOfKey(uint64_t h) const {
     if (sections_.low_threshold != 0) return FirstLayerSlotOf(h, sections_);
@@ -198,7 +201,7 @@ class LayerBuilder {
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
     uint32_t* start = s_.line_start.data();
     start[0] = 0;
-    if (counted_) {
+    if (Grouped()) {
       std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
     } else {
       std::fill_n(start + 1, lines, 0);
@@ -335,7 +338,6 @@ class LayerBuilder {
   int extra_planes_;
   int shift_;
   Scratch& s_;
-  bool counted_ = false;  // s_.line_keys_counted holds the layer's line counts
   size_t bumped_ = 0;
 };
 

@@ -27,7 +27,7 @@
 // vector (VPERMB), each 8 x 8 bit block transposed by GF2P8AFFINEQB, the 8
 // x 8 words across the vectors by VPERMT2Q. A line of more than 64
 // equations sweeps its first 64 so and takes the others one at a time
-// (SolveSplit). (The zero-masking forms of the intrinsics: GCC 12's
+// (SweptHalf). (The zero-masking forms of the intrinsics: GCC 12's
 // unmasked ones start from an undefined register and warn.)
 
 #include "compact_sweep.h"
@@ -173,7 +173,7 @@ struct TransposedSweep {
   }
 
   // The planes (file comment): bit p of plane b is bit pivot_of[p] of
-  // fingerprints[b], the lane of fingerprint bit b (or, for SolveSplit,
+  // fingerprints[b], the lane of fingerprint bit b (or, past 64 equations,
   // that lane with the later equations' solution in it).
   LINEBLOOM_TRANSPOSED_INLINE void Planes(int planes, const uint64_t* fingerprints, PlaneSet* out) const {
     for (int part = 0; part * 64 < kColumns; ++part) {
@@ -191,27 +191,6 @@ struct TransposedSweep {
     }
   }
 };
-
-// Each instance is one long straight-line body (the columns unrolled), and
-// how fast it decodes depends on where it falls within 64-byte fetch
-// lines: aligned to 64 bytes, it no longer depends on what the linker
-// places before it.
-template <int kPlanes>
-LINEBLOOM_TRANSPOSED_TARGET __attribute__((aligned(64))) size_t SolveWith(const uint64_t* lo, const uint64_t* hi,
-                                                                          size_t count, int planes, int8_t* pivot_of,
-                                                                          PlaneSet* solution,
-                                                                          bool stop_at_contradiction) {
-  TransposedSweep<kPlanes> s;
-  s.Sweep(lo, hi, count);
-  const size_t first = s.FirstContradiction(count);
-  if (first == count || !stop_at_contradiction) {
-    alignas(64) uint64_t words[128];
-    s.StoreLanes(words);
-    s.Planes(planes, words + TransposedSweep<kPlanes>::kFirstFingerprintLane, solution);
-  }
-  std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes>::kColumns);
-  return first;
-}
 
 // A line of more than 64 equations (up to kMaxSweepKeys): equations 0..63
 // by the sweep above, then each later equation e on its own, which the
@@ -280,9 +259,9 @@ struct SweptHalf {
   }
 };
 
-// The later equations of SolveSplit where their short forms fit a word:
-// bit j < n (n the free columns) e's bit in the j-th free column, bits n..
-// its fingerprint. Their pivots are kept reduced (Gauss-Jordan), so each e'
+// The later equations (past 64) where their short forms fit a word: bit
+// j < n (n the free columns) e's bit in the j-th free column, bits n.. its
+// fingerprint. Their pivots are kept reduced (Gauss-Jordan), so each e'
 // reduces by one xor of the pivots of its bits, and a new pivot is added
 // to the others that have its column; the reduced pivots' fingerprints are
 // then the planes' bits in their columns.
@@ -337,10 +316,10 @@ LINEBLOOM_TRANSPOSED_INLINE size_t SolveLaterShort(const SweptHalf<kPlanes>& h, 
   return first;
 }
 
-// The later equations of SolveSplit where their short forms do not fit a
-// word (equations 0..63 of few columns): each e' by its full row, inserted
-// as LineSolver inserts one key at a time, and the planes of those pivots
-// by back substitution.
+// The later equations (past 64) where their short forms do not fit a word
+// (equations 0..63 of few columns): each e' by its full row, inserted as
+// LineSolver inserts one key at a time, and the planes of those pivots by
+// back substitution.
 template <int kPlanes>
 LINEBLOOM_TRANSPOSED_INLINE size_t SolveLaterByRows(const SweptHalf<kPlanes>& h, const uint64_t* lo, const uint64_t* hi,
                                                     size_t count, size_t first, int planes, int8_t* pivot_of,
@@ -369,46 +348,59 @@ LINEBLOOM_TRANSPOSED_INLINE size_t SolveLaterByRows(const SweptHalf<kPlanes>& h,
   return first;
 }
 
-// The solve of 65 to kMaxSweepKeys equations (SweptHalf's comment).
+// Reduced lines of more than 64 equations are asked for only from 63
+// columns on (CanSolveReduced).
+inline constexpr int kSplitFromColumns = 63;
+
+// The solve of up to 64 equations, or, from kSplitFromColumns columns on,
+// up to kMaxSweepKeys: the first 64 swept and the others after them
+// (SweptHalf's comment). Each instance is one long straight-line body (the
+// columns unrolled), and how fast it decodes depends on where it falls
+// within 64-byte fetch lines: aligned to 64 bytes, it no longer depends on
+// what the linker places before it.
 template <int kPlanes>
-LINEBLOOM_TRANSPOSED_TARGET __attribute__((aligned(64))) size_t SolveSplit(const uint64_t* lo, const uint64_t* hi,
-                                                                           size_t count, int planes, int8_t* pivot_of,
-                                                                           PlaneSet* solution,
-                                                                           bool stop_at_contradiction) {
-  TransposedSweep<kPlanes> s;
-  s.Sweep(lo, hi, 64);
+LINEBLOOM_TRANSPOSED_TARGET __attribute__((aligned(64))) size_t SolveWith(const uint64_t* lo, const uint64_t* hi,
+                                                                          size_t count, int planes, int8_t* pivot_of,
+                                                                          PlaneSet* solution,
+                                                                          bool stop_at_contradiction) {
+  using Sweep = TransposedSweep<kPlanes>;
+  Sweep s;
+  s.Sweep(lo, hi, std::min<size_t>(count, 64));
   const size_t first = s.FirstContradiction(count);
-  std::memcpy(pivot_of, s.pivot_of, TransposedSweep<kPlanes>::kColumns);
+  std::memcpy(pivot_of, s.pivot_of, Sweep::kColumns);
   if (first < count && stop_at_contradiction) return first;
-  const SweptHalf<kPlanes> h(s);
-  if (std::popcount(h.free.lo) + std::popcount(h.free.hi) + planes <= 64) {
-    return SolveLaterShort(h, lo, hi, count, first, planes, pivot_of, solution, stop_at_contradiction);
+  if constexpr (Sweep::kColumns >= kSplitFromColumns) {
+    if (count > 64) {
+      const SweptHalf<kPlanes> h(s);
+      if (std::popcount(h.free.lo) + std::popcount(h.free.hi) + planes <= 64) {
+        return SolveLaterShort(h, lo, hi, count, first, planes, pivot_of, solution, stop_at_contradiction);
+      }
+      return SolveLaterByRows(h, lo, hi, count, first, planes, pivot_of, solution, stop_at_contradiction);
+    }
   }
-  return SolveLaterByRows(h, lo, hi, count, first, planes, pivot_of, solution, stop_at_contradiction);
+  alignas(64) uint64_t words[128];
+  s.StoreLanes(words);
+  s.Planes(planes, words + Sweep::kFirstFingerprintLane, solution);
+  return first;
 }
 
 using SolveFn = size_t (*)(const uint64_t*, const uint64_t*, size_t, int, int8_t*, PlaneSet*, bool);
 constexpr int kMaxSweepPlanes = kMaxPlanes;
 // One solve per column count, that of its most planes (the others of the
 // same columns are never asked for: nullptr). Lines of more than 64 keys
-// (SolveSplit) are common only where a line has 63 columns or more
-// (CanSolveReduced). Lines of 5 planes (100 columns), which only filters
-// of under about 6.5 bits per key have, keep the blocked sweep: their
-// unrolled columns would be the largest instances to compile.
-template <int kPlanes, bool kSplit>  // kSplit: more than 64 equations
+// are common only where a line has kSplitFromColumns columns or more.
+// Lines of 5 planes (100 columns), which only filters of under about 6.5
+// bits per key have, keep the blocked sweep: their unrolled columns would
+// be the largest instances to compile.
+template <int kPlanes>
 constexpr SolveFn SolveFor() {
   if constexpr (kPlanes < kMaxSweepPlanes && ColumnsFor(kPlanes + 1) == ColumnsFor(kPlanes)) return nullptr;
-  if constexpr (kSplit && ColumnsFor(kPlanes) < 63) return nullptr;
   if constexpr (ColumnsFor(kPlanes) > 84) return nullptr;
-  if constexpr (kSplit) {
-    return &SolveSplit<kPlanes>;
-  } else {
-    return &SolveWith<kPlanes>;
-  }
+  return &SolveWith<kPlanes>;
 }
 template <int... kIs>
-constexpr std::array<std::array<SolveFn, 2>, sizeof...(kIs)> SolveTable(std::integer_sequence<int, kIs...>) {
-  return {{{SolveFor<kMinFingerprintBits + kIs, false>(), SolveFor<kMinFingerprintBits + kIs, true>()}...}};
+constexpr std::array<SolveFn, sizeof...(kIs)> SolveTable(std::integer_sequence<int, kIs...>) {
+  return {SolveFor<kMinFingerprintBits + kIs>()...};
 }
 constexpr auto kSolves = SolveTable(std::make_integer_sequence<int, kMaxSweepPlanes - kMinFingerprintBits + 1>());
 
@@ -417,10 +409,11 @@ constexpr auto kSolves = SolveTable(std::make_integer_sequence<int, kMaxSweepPla
 // down): its groups hold any such line's bits.
 SolveFn SolveOf(size_t count, int columns) {
   const int planes = kPlaneBits / columns;
-  if (count > 2 * 64 || planes < kMinFingerprintBits || planes > kMaxSweepPlanes || ColumnsFor(planes) != columns) {
+  if (count > kMaxSweepKeys || (count > 64 && columns < kSplitFromColumns) || planes < kMinFingerprintBits ||
+      planes > kMaxSweepPlanes || ColumnsFor(planes) != columns) {
     return nullptr;
   }
-  return kSolves[planes - kMinFingerprintBits][count > 64 ? 1 : 0];
+  return kSolves[planes - kMinFingerprintBits];
 }
 
 }  // namespace
