@@ -387,9 +387,12 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_pla
   extra_planes = std::clamp(extra_planes, 1, kCompactExtraPlanes);
   num_keys = std::max<size_t>(num_keys, 1);
   mixed = mixed && extra_planes > 1 && num_keys >= kMinMixedKeys;
-  // One shape serves every filter of kPoissonKeys keys or more. A small
-  // per-thread memo spares the search to a run of filters built alike
-  // (RocksDB's partitions, a store's files).
+  // One shape serves every filter of kPoissonKeys keys or more. A per-thread
+  // memo spares the search to a run of filters built alike (RocksDB's
+  // partitions, a store's files). It keeps 64 shapes: a level-aware last
+  // level's files share a key count (an engine cuts them at a target size)
+  // but take their bits in steps that dither between a dozen or more
+  // settings, which a few entries taken in turn would keep evicting.
   size_t model_keys = std::min(num_keys, kPoissonKeys);
   struct Entry {
     double bits = -1;
@@ -398,7 +401,7 @@ CompactShape CompactShapeFor(double bits_per_key, size_t num_keys, int extra_pla
     bool mixed = false;
     CompactShape shape;
   };
-  thread_local std::array<Entry, 8> memo;
+  thread_local std::array<Entry, 64> memo;
   thread_local size_t next = 0;
   for (const Entry& e : memo) {
     if (e.bits == bits_per_key && e.keys == model_keys && e.extra_planes == extra_planes && e.mixed == mixed) {
