@@ -105,7 +105,7 @@ double LevelPlanner::LastLevelBits(const TreeState& state, double bits, FilterKi
   if (kind == FilterKind::kCompact) {
     // In 1/16 bits per key, a few bytes per file that the carry takes up:
     // files of one size then share a few settings, and with them the
-    // shapes the builder searches for (CompactShapeFor keeps the last few).
+    // shapes the builder searches for (CompactShapeFor keeps the last 64).
     const double overhead = CompactOverheadBytes(static_cast<size_t>(predicted));
     const double exact = (wanted - overhead) * 8 / predicted;
     return std::clamp(std::round(exact * kCompactBitsSteps) / kCompactBitsSteps, kMinBitsPerKey, kMaxLevelBitsPerKey);
