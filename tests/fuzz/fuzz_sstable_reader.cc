@@ -141,13 +141,18 @@ Written ChooseTable(FuzzedDataProvider& in) {
   w.options.block_size = in.ConsumeIntegralInRange<size_t>(1, 4096);
   w.options.compress = in.ConsumeBool();
   w.options.filter_mode = static_cast<FilterMode>(in.ConsumeIntegralInRange<uint8_t>(0, 2));
-  // Either linebloom format in a table of format 2: line pair (parameters
-  // once per table, k chosen or fixed) or blocked512 (self-describing).
+  // A linebloom format in a table of format 2: blocked512 (self-describing),
+  // line pair (parameters once per table, k chosen or fixed) or the compact
+  // kind (its own trailer; a build it cannot finish is a Bloom filter).
   const FilterOptions filter_options{.bits_per_key = in.ConsumeFloatingPointInRange<double>(1.0, 24.0),
                                      .num_probes = in.ConsumeIntegralInRange<int>(0, 24),
                                      .seed = in.ConsumeIntegral<uint32_t>()};
-  w.options.filter_policy =
-      in.ConsumeBool() ? NewLinebloomBlocked512Policy(filter_options) : NewLinebloomLinePairPolicy(filter_options);
+  if (in.ConsumeBool()) {
+    w.options.filter_policy = NewLinebloomBlocked512Policy(filter_options);
+  } else {
+    w.options.filter_policy =
+        in.ConsumeBool() ? NewLinebloomCompactPolicy(filter_options) : NewLinebloomLinePairPolicy(filter_options);
+  }
   w.options.sync_on_finish = in.ConsumeBool();
   // Bulk entries give multi-block tables from short inputs; values repeat
   // their key so LZ4 has something to compress.
