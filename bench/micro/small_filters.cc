@@ -45,6 +45,7 @@ struct Config {
   std::vector<size_t> batch_sizes = {8, 32};
   double bits_per_key = 10;
   size_t key_length = 16;
+  int hash_scheme = static_cast<int>(KeyHashScheme::kShortKeyMultiply);  // the plugin's
   size_t queries = 1 << 20;     // per timing: single queries, or keys of batches
   size_t build_keys = 1 << 20;  // per build timing (whole filters, at least one)
   int reps = 9;
@@ -60,6 +61,8 @@ void AddFlags(CLI::App& app, Config& config) {
       ->check(CLI::Range(size_t{1}, rocksdb_plugin::kMaxRocksdbBatch));
   app.add_option("--bits_per_key", config.bits_per_key, "bits per key for both filters")->check(CLI::Range(1.0, 100.0));
   app.add_option("--key_length", config.key_length, "key length in bytes")->check(CLI::Range(8, 4096));
+  app.add_option("--hash_scheme", config.hash_scheme, "the plugin's hash_scheme option (1 or 3)")
+      ->check(CLI::IsMember({1, 3}));
   app.add_option("--reps", config.reps, "alternating repetitions of every timing")->check(CLI::Range(1, 1000));
   app.add_option("--queries", config.queries, "queries (or batched keys) per timing")->check(CLI::Range(64, 1 << 26));
   app.add_option("--json", config.json_path, "also write every repetition's timings to this file");
@@ -212,8 +215,11 @@ size_t FiltersFor(double working_set_mb, double bytes_per_filter) {
 }
 
 void Run(const Config& config, SmallFilterReport& report) {
+  rocksdb_plugin::LinebloomPolicyOptions plugin;
+  plugin.bits_per_key = config.bits_per_key;
+  plugin.hash_scheme = config.hash_scheme;
   const std::vector<std::shared_ptr<const ::rocksdb::FilterPolicy>> policies = {
-      rocksdb_plugin::NewLinebloomFilterPolicy(config.bits_per_key),
+      rocksdb_plugin::NewLinebloomFilterPolicy(plugin),
       std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(config.bits_per_key, false))};
   for (size_t keys_per_filter : config.keys_per_filter) {
     TimeBuild(config, policies, keys_per_filter, report);

@@ -121,6 +121,8 @@ void BuildInto(CompactHashes& hashes, const FilterOptions& options, int extra_pl
   *fallback_reason = "compact filter: keys still bumped after the last layer; wrote a Bloom filter";
   FilterOptions bloom = options;
   bloom.num_probes = 0;
+  // The compact filter's hashes are XXH3 of every key: hash scheme 1's.
+  bloom.hash_scheme = KeyHashScheme::kXxh3;
   FilterBuilder builder(bloom);
   builder.SetLeadBytes(lead_bytes);
   // Every hash counts as a key, as in the compact filter: the build's order

@@ -78,7 +78,12 @@ __attribute__((always_inline)) inline void FilterBuilder::AppendHash(uint64_t ha
   ++num_keys_;
 }
 
-void FilterBuilder::AddKey(std::string_view key) { AppendHash(internal::HashKey(key, options_.seed)); }
+void FilterBuilder::AddKey(std::string_view key) {
+  if (options_.hash_scheme == KeyHashScheme::kShortKeyMultiply) {
+    return AppendHash(internal::HashKeyOf<KeyHashScheme::kShortKeyMultiply>(key, options_.seed));
+  }
+  AppendHash(internal::HashKey(key, options_.seed));
+}
 
 void FilterBuilder::AddHash(uint64_t hash) { AppendHash(hash); }
 
@@ -262,6 +267,9 @@ void FilterBuilder::FinishInto(std::span<char> out) {
   internal::Trailer trailer;
   trailer.seed = options_.seed;
   trailer.num_probes = static_cast<uint8_t>(num_probes);
+  // Any other value than scheme 3 hashed as scheme 1 (AddKey).
+  trailer.hash_scheme = options_.hash_scheme == KeyHashScheme::kShortKeyMultiply ? internal::kHashSchemeShortKeyMultiply
+                                                                                 : internal::kHashSchemeXxh3Fastrange;
   if (lead_bytes_ > 0) {
     trailer.lead_bytes = static_cast<uint8_t>(lead_bytes_);
     trailer.version = internal::kFormatVersionWithLead;

@@ -136,9 +136,12 @@ __attribute__((always_inline)) inline void QueryPipelined(const unsigned char* b
 // `flatten` inlines XXH3's dispatch, which the compiler does not inline
 // across the target boundary on its own.
 
+// kScheme: the filter's hash scheme (key_hash.h); other keys than those of
+// 9 to 16 bytes hash alike in every scheme.
+template <KeyHashScheme kScheme = KeyHashScheme::kXxh3>
 inline bool MayContainKeyPortable(const unsigned char* blocks, size_t num_blocks, int num_probes, uint32_t seed,
                                   std::string_view key) {
-  return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), PortableProbe{});
+  return QueryHash(blocks, num_blocks, num_probes, HashKeyOf<kScheme>(key, seed), PortableProbe{});
 }
 
 inline void ProbeChunkPortable(const PrefetchedChunk& chunk, size_t n, int num_probes, bool* out) {
@@ -153,10 +156,11 @@ __attribute__((target("avx2"), noinline, flatten)) inline bool MayContainOtherKe
   return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx2Probe{});
 }
 
+template <KeyHashScheme kScheme = KeyHashScheme::kXxh3>
 __attribute__((target("avx2"))) inline bool MayContainKeyAvx2(const unsigned char* blocks, size_t num_blocks,
                                                               int num_probes, uint32_t seed, std::string_view key) {
   if (!IsShortKey(key.size())) return MayContainOtherKeyAvx2(blocks, num_blocks, num_probes, seed, key);
-  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx2Probe{});
+  return QueryHash(blocks, num_blocks, num_probes, HashShortKeyOf<kScheme>(key, seed), Avx2Probe{});
 }
 
 // A query of a filter whose probes take one round of a SIMD kernel, whose
@@ -195,11 +199,12 @@ __attribute__((target("avx512f"), noinline, flatten)) inline bool MayContainOthe
   return QueryHash(blocks, num_blocks, num_probes, HashKey(key, seed), Avx512Probe{});
 }
 
+template <KeyHashScheme kScheme = KeyHashScheme::kXxh3>
 __attribute__((target("avx512f"), flatten)) inline bool MayContainKeyAvx512(const unsigned char* blocks,
                                                                             size_t num_blocks, int num_probes,
                                                                             uint32_t seed, std::string_view key) {
   if (!IsShortKey(key.size())) return MayContainOtherKeyAvx512(blocks, num_blocks, num_probes, seed, key);
-  return QueryHash(blocks, num_blocks, num_probes, HashShortKey(key, seed), Avx512Probe{});
+  return QueryHash(blocks, num_blocks, num_probes, HashShortKeyOf<kScheme>(key, seed), Avx512Probe{});
 }
 
 __attribute__((target("avx512f"))) inline void ProbeChunkOneRoundAvx512(const PrefetchedChunk& chunk, size_t n,

@@ -43,7 +43,9 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
   const internal::Trailer t = internal::DecodeTrailer(bytes);
   const bool has_lead = t.version == internal::kFormatVersionWithLead;
   if (t.version != internal::kFormatVersion && !has_lead) return fail(ParseError::kUnsupportedVersion);
-  if (t.hash_scheme != internal::kHashSchemeXxh3Fastrange) return fail(ParseError::kBadHashScheme);
+  if (t.hash_scheme != internal::kHashSchemeXxh3Fastrange && t.hash_scheme != internal::kHashSchemeShortKeyMultiply) {
+    return fail(ParseError::kBadHashScheme);
+  }
   if (t.num_probes < kMinProbes || t.num_probes > kMaxProbes) return fail(ParseError::kBadProbes);
   if (!has_lead && t.lead_bytes != 0) return fail(ParseError::kBadReservedField);
   const size_t lead = t.lead_bytes;  // 0 in version 1
@@ -60,6 +62,7 @@ ParseResult FilterReader::Parse(std::string_view bytes, FilterReader* reader, co
       reader->num_blocks_ == 0 ? kEmptyBlock : reinterpret_cast<const unsigned char*>(bytes.data()) + lead;
   reader->num_probes_ = t.num_probes;
   reader->seed_ = t.seed;
+  reader->hash_scheme_ = static_cast<KeyHashScheme>(t.hash_scheme);
   return {};
 }
 
@@ -106,14 +109,23 @@ bool FilterReader::MayContainHash(uint64_t hash) const {
 }
 
 bool FilterReader::MayContain(std::string_view key) const {
+  // The scheme is tested after the kernel switch, so that each case is one
+  // direct call, as with one scheme.
+  constexpr KeyHashScheme kMultiply = KeyHashScheme::kShortKeyMultiply, kXxh3 = KeyHashScheme::kXxh3;
+  const bool multiply = hash_scheme_ == kMultiply;
 #if defined(__x86_64__)
   switch (internal::CurrentKernel()) {
-    case Kernel::kAvx512: return internal::MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, key);
-    case Kernel::kAvx2: return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kAvx512:
+      return multiply ? internal::MayContainKeyAvx512<kMultiply>(blocks_, num_blocks_, num_probes_, seed_, key)
+                      : internal::MayContainKeyAvx512<kXxh3>(blocks_, num_blocks_, num_probes_, seed_, key);
+    case Kernel::kAvx2:
+      return multiply ? internal::MayContainKeyAvx2<kMultiply>(blocks_, num_blocks_, num_probes_, seed_, key)
+                      : internal::MayContainKeyAvx2<kXxh3>(blocks_, num_blocks_, num_probes_, seed_, key);
     case Kernel::kPortable: break;
   }
 #endif
-  return internal::MayContainKeyPortable(blocks_, num_blocks_, num_probes_, seed_, key);
+  return multiply ? internal::MayContainKeyPortable<kMultiply>(blocks_, num_blocks_, num_probes_, seed_, key)
+                  : internal::MayContainKeyPortable<kXxh3>(blocks_, num_blocks_, num_probes_, seed_, key);
 }
 
 void FilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
@@ -129,10 +141,17 @@ void FilterReader::MayContainBatch(std::span<const std::string_view> keys, std::
   const int k = num_probes_;
   // The seed by value: read through `this` it would be reloaded for every
   // key, since the pipeline's stores might alias it.
+  const auto probe = [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); };
+  if (hash_scheme_ == KeyHashScheme::kShortKeyMultiply) {
+    internal::QueryPipelined(
+        blocks_, num_blocks_, keys.size(), out.data(),
+        [keys, seed = seed_](size_t i) { return internal::HashKeyOf<KeyHashScheme::kShortKeyMultiply>(keys[i], seed); },
+        probe);
+    return;
+  }
   internal::QueryPipelined(
       blocks_, num_blocks_, keys.size(), out.data(),
-      [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); },
-      [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
+      [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); }, probe);
 }
 
 }  // namespace linebloom

@@ -14,7 +14,8 @@ namespace linebloom {
 namespace {
 
 bool SameParameters(const FilterReader& a, const FilterReader& b) {
-  return a.num_blocks() == b.num_blocks() && a.num_probes() == b.num_probes() && a.seed() == b.seed();
+  return a.num_blocks() == b.num_blocks() && a.num_probes() == b.num_probes() && a.seed() == b.seed() &&
+         a.hash_scheme() == b.hash_scheme();
 }
 
 template <typename Op>
@@ -28,6 +29,7 @@ std::optional<std::string> Combine(const FilterReader& a, const FilterReader& b,
   internal::Trailer trailer;
   trailer.seed = a.seed();
   trailer.num_probes = static_cast<uint8_t>(a.num_probes());
+  trailer.hash_scheme = static_cast<uint8_t>(a.hash_scheme());
   internal::EncodeTrailer(trailer, reinterpret_cast<unsigned char*>(out.data()), x.size());
   return out;
 }

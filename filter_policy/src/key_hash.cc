@@ -6,6 +6,8 @@
 
 namespace linebloom {
 
-uint64_t KeyHash(std::string_view key, uint32_t seed) { return internal::HashKey(key, seed); }
+uint64_t KeyHash(std::string_view key, uint32_t seed, KeyHashScheme scheme) {
+  return internal::HashKey(key, seed, scheme);
+}
 
 }  // namespace linebloom

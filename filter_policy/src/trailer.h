@@ -5,7 +5,8 @@
 //   offset size field
 //   0      4    hash seed, little-endian
 //   4      1    number of probes k
-//   5      1    hash scheme (1 = XXH3-64, fastrange block, multiplicative probes)
+//   5      1    hash scheme (1 = XXH3-64, fastrange block, multiplicative probes;
+//                3 = scheme 1 with keys of 9 to 16 bytes hashed by one multiply)
 //   6      1    version 1: reserved, 0; version 2: lead bytes L (0..63)
 //   7      1    format version (1, or 2 when the blocks follow L lead bytes)
 //   8      4    magic "LBLM" (0x4C 0x42 0x4C 0x4D)
@@ -30,6 +31,9 @@ inline constexpr uint8_t kFormatVersion = 1;
 // zero bytes before the first block (FilterBuilder::SetLeadBytes).
 inline constexpr uint8_t kFormatVersionWithLead = 2;
 inline constexpr uint8_t kHashSchemeXxh3Fastrange = 1;
+// Scheme 1 with keys of 9 to 16 bytes hashed by one multiply
+// (KeyHashScheme::kShortKeyMultiply, key_hash.h).
+inline constexpr uint8_t kHashSchemeShortKeyMultiply = 3;
 // Version 3 is the compact filter (compact_layout.h): byte 4 holds its
 // fingerprint bits r, byte 5 its hash scheme, byte 6 its number of layers.
 inline constexpr uint8_t kFormatVersionCompact = 3;

@@ -1,7 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // Golden values for filter format versions 1 and 2 (version 1 with lead
-// bytes before the blocks). Filters on disk outlive the code
+// bytes before the blocks), under hash schemes 1 and 3. Filters on disk outlive the code
 // that wrote them, so a change to where a key lands (the hash, the block
 // choice, the probe sequence) or to the trailer must fail a test rather than
 // quietly make old filters answer "no" for keys they hold.
@@ -64,6 +64,7 @@ struct GoldenCase {
   const char* xxh128;                         // of the whole filter
   std::vector<size_t> first_false_positives;  // indices into the absent queries
   size_t lead_bytes = 0;                      // FilterBuilder::SetLeadBytes: version 2
+  const char* key_prefix = "key";             // string keys: prefix + index
 };
 
 constexpr size_t kFalsePositivesPinned = 8;
@@ -101,6 +102,14 @@ const std::vector<GoldenCase>& Cases() {
        "b17d24ec82e463dad378a6e948b12afa", {145, 318, 497, 536, 750, 759, 813, 832}, 48},
       {"AboveOneMebibyteAfterLead16", {.bits_per_key = 10, .seed = 42}, 900000, false,
        "ad73b861179f2a2e72b32a19890ce011", {269, 1028, 1060, 1096, 1104, 1131, 1304, 1379}, 16},
+      // Hash scheme 3: keys of 10 to 13 bytes (and absent keys of 7 to 13)
+      // by one multiply, keys of 32 to 35 bytes by XXH3; one after lead bytes.
+      {"ShortKeyMultiply", {.bits_per_key = 10, .seed = 0x5eed, .hash_scheme = KeyHashScheme::kShortKeyMultiply},
+       10000, false, "4304935840622d9e963c4fc1b96033f5", {137, 147, 347, 375, 517, 546, 645, 793}, 0, "user_key_"},
+      {"ShortKeyMultiplyLongKeys", {.bits_per_key = 9, .seed = 7, .hash_scheme = KeyHashScheme::kShortKeyMultiply},
+       3000, false, "baeb4b7b486a380db6aa4cf62f4ce60c", {64, 73, 220, 228, 261, 362, 504, 516}, 0, "a-key-longer-than-sixteen-bytes-"},
+      {"ShortKeyMultiplyAfterLead48", {.bits_per_key = 10, .seed = 0x5eed,
+       .hash_scheme = KeyHashScheme::kShortKeyMultiply}, 10000, false, "75552d082b6ce59ed93717fefef07969", {137, 147, 347, 375, 517, 546, 645, 793}, 48, "user_key_"},
   };
   // clang-format on
   return cases;
@@ -120,9 +129,9 @@ Built Build(const GoldenCase& c) {
     for (uint64_t h : built.hashes) builder.AddHash(h);
   } else {
     for (size_t i = 0; i < c.num_keys; ++i) {
-      const std::string key = Named("key", i);
+      const std::string key = Named(c.key_prefix, i);
       builder.AddKey(key);
-      built.hashes.push_back(reference::Hash(key, c.options.seed));
+      built.hashes.push_back(reference::Hash(key, c.options.seed, static_cast<int>(c.options.hash_scheme)));
     }
   }
   built.bytes = builder.Finish();
@@ -147,7 +156,7 @@ std::vector<size_t> FirstFalsePositives(const GoldenCase& c, const FilterReader&
       for (size_t i = 0; i < kChunk; ++i) keys.push_back(Named("absent", start + i));
       for (const std::string& k : keys) {
         views.push_back(k);
-        hashes.push_back(KeyHash(k, c.options.seed));
+        hashes.push_back(KeyHash(k, c.options.seed, c.options.hash_scheme));
       }
     }
     auto by_hash = std::make_unique<bool[]>(kChunk);
@@ -189,8 +198,9 @@ TEST_P(GoldenFilter, WholeFilterBytesAndFirstFalsePositivesArePinned) {
   ASSERT_TRUE(FilterReader::Parse(built.bytes, &reader).ok());
   // The model is given the size and k the filter states (the golden value
   // pins those choices); the bits and the trailer are its own.
-  const std::string model =
-      reference::Build(built.hashes, reader.num_blocks(), reader.num_probes(), c.options.seed, c.lead_bytes);
+  ASSERT_EQ(reader.hash_scheme(), c.options.hash_scheme);
+  const std::string model = reference::Build(built.hashes, reader.num_blocks(), reader.num_probes(), c.options.seed,
+                                             c.lead_bytes, static_cast<int>(c.options.hash_scheme));
   ASSERT_TRUE(built.bytes == model) << "the filter no longer matches docs/FORMAT.md's model";
   EXPECT_EQ(FirstFalsePositives(c, reader), c.first_false_positives);
 }

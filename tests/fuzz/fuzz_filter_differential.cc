@@ -1,7 +1,8 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // Differential fuzz target: the fuzzer chooses the filter parameters (bits
-// per key, probes, seed and lead bytes; out-of-range values included) and the keys; the
+// per key, probes, seed, lead bytes and hash scheme; out-of-range values
+// included) and the keys; the
 // target builds the filter and checks
 //  - no inserted key is ever reported absent, by any query path;
 //  - the bytes equal the ones docs/FORMAT.md prescribes (reference_filter.h),
@@ -58,6 +59,8 @@ Case ReadCase(FuzzedDataProvider& in) {
   // Lead bytes for one case in four, taken from the seed so that the corpus
   // keeps its meaning.
   if (c.options.seed % 4 == 3) c.lead = (c.options.seed >> 8) % 64;
+  // Hash scheme 3 for half the seeds, likewise.
+  if ((c.options.seed >> 16) % 2 == 1) c.options.hash_scheme = KeyHashScheme::kShortKeyMultiply;
 
   // Bulk keys: filters of up to 300 entries (up to ~24 blocks at 40 bits
   // per key) without a 300-key input. (More only slows the run: every
@@ -123,10 +126,11 @@ void CheckSize(size_t num_keys, double bits_per_key, size_t num_blocks) {
 // Returns the answers to the probes (for comparison across kernels).
 std::vector<bool> CheckQueries(const Case& c, std::string_view bytes, const FilterReader& reader) {
   const uint32_t seed = c.options.seed;
+  const int scheme = static_cast<int>(c.options.hash_scheme);
   std::vector<std::string_view> keys;
   std::vector<uint64_t> hashes;
   for (const Entry& e : c.inserted) {
-    hashes.push_back(HashOf(e, seed));
+    hashes.push_back(HashOf(e, seed, scheme));
     if (e.is_hash) {
       FUZZ_CHECK(reader.MayContainHash(e.hash), "no false negative (MayContainHash)");
     } else {
@@ -142,7 +146,7 @@ std::vector<bool> CheckQueries(const Case& c, std::string_view bytes, const Filt
 
   std::vector<std::string_view> probe_keys(c.probes.begin(), c.probes.end());
   std::vector<uint64_t> probe_hashes;
-  for (const std::string& k : c.probes) probe_hashes.push_back(ref::Hash(k, seed));
+  for (const std::string& k : c.probes) probe_hashes.push_back(ref::Hash(k, seed, scheme));
   auto batch = std::make_unique<bool[]>(probe_keys.size() + 1);
   auto hash_batch = std::make_unique<bool[]>(probe_keys.size() + 1);
   reader.MayContainBatch(probe_keys, std::span<bool>(batch.get(), probe_keys.size()));
@@ -168,7 +172,8 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   builder.SetLeadBytes(c.lead);
   CheckOptions(c.options, builder.num_probes());
   AddAll(c, builder);
-  const std::vector<uint64_t> distinct = DistinctAdjacent(c.inserted, c.options.seed);
+  const int scheme = static_cast<int>(c.options.hash_scheme);
+  const std::vector<uint64_t> distinct = DistinctAdjacent(c.inserted, c.options.seed, scheme);
   FUZZ_CHECK(builder.NumKeys() == distinct.size(), "NumKeys counts entries minus adjacent repeats");
   const size_t num_blocks = NumBlocksFor(distinct.size(), c.options.EffectiveBitsPerKey());
   CheckSize(distinct.size(), c.options.EffectiveBitsPerKey(), num_blocks);
@@ -184,12 +189,13 @@ std::string BuildAndCheck(const Case& c, std::vector<bool>* answers) {
   AddAll(c, builder);  // the reset builder, reused
   const std::string bytes = builder.Finish();
   FUZZ_CHECK(bytes == into, "Finish == FinishInto, and a reused builder builds the same filter");
-  FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, num_probes, c.options.seed, c.lead),
+  FUZZ_CHECK(bytes == ref::Build(distinct, num_blocks, num_probes, c.options.seed, c.lead, scheme),
              "the bytes are the ones FORMAT.md prescribes");
 
   FilterReader reader;
   FUZZ_CHECK(FilterReader::Parse(bytes, &reader).ok(), "a built filter parses");
-  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes && reader.seed() == c.options.seed,
+  FUZZ_CHECK(reader.num_blocks() == num_blocks && reader.num_probes() == num_probes &&
+                 reader.seed() == c.options.seed && reader.hash_scheme() == c.options.hash_scheme,
              "the reader sees the builder's parameters");
   FUZZ_CHECK(num_blocks == 0 || reader.blocks().data() == bytes.data() + c.lead, "the blocks start after the lead");
   *answers = CheckQueries(c, bytes, reader);

@@ -75,7 +75,7 @@ FilterReader SentinelReader() {
 
 bool SameView(const FilterReader& a, const FilterReader& b) {
   return a.blocks().data() == b.blocks().data() && a.num_blocks() == b.num_blocks() &&
-         a.num_probes() == b.num_probes() && a.seed() == b.seed();
+         a.num_probes() == b.num_probes() && a.seed() == b.seed() && a.hash_scheme() == b.hash_scheme();
 }
 
 // Parses with one setting and checks the verdict against the format.
@@ -127,7 +127,8 @@ void CheckQueries(std::string_view bytes, const FilterReader& reader) {
   reader.MayContainBatch(keys, std::span<bool>(batch.get(), keys.size()));
   for (size_t i = 0; i < keys.size(); ++i) {
     const bool single = reader.MayContain(keys[i]);
-    FUZZ_CHECK(single == expected(ref::Hash(keys[i], reader.seed())), "MayContain follows the format");
+    FUZZ_CHECK(single == expected(ref::Hash(keys[i], reader.seed(), static_cast<int>(reader.hash_scheme()))),
+               "MayContain follows the format");
     FUZZ_CHECK(batch[i] == single, "MayContainBatch == MayContain");
   }
 
@@ -154,7 +155,9 @@ void CheckSetOps(const FilterReader& reader) {
     FilterReader r;
     FUZZ_CHECK(FilterReader::Parse(*combined, &r).ok(), "a combined filter parses");
     FUZZ_CHECK(r.blocks() == reader.blocks(), "A op A has the blocks of A");
-    FUZZ_CHECK(r.num_probes() == reader.num_probes() && r.seed() == reader.seed(), "A op A keeps probes and seed");
+    FUZZ_CHECK(
+        r.num_probes() == reader.num_probes() && r.seed() == reader.seed() && r.hash_scheme() == reader.hash_scheme(),
+        "A op A keeps probes, seed and hash scheme");
   }
   FUZZ_CHECK(EstimateUnionSize(reader, reader).has_value(), "union size of A and A");
   FUZZ_CHECK(EstimateIntersectionSize(reader, reader).has_value(), "intersection size of A and A");

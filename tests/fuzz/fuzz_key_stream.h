@@ -53,13 +53,17 @@ inline uint64_t SplitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-inline uint64_t HashOf(const Entry& e, uint32_t seed) { return e.is_hash ? e.hash : reference::Hash(e.key, seed); }
+// An entry's hash under hash scheme `scheme` (1 or 3; the compact filter's
+// keys hash as scheme 1's).
+inline uint64_t HashOf(const Entry& e, uint32_t seed, int scheme = 1) {
+  return e.is_hash ? e.hash : reference::Hash(e.key, seed, scheme);
+}
 
 // The hashes a builder keeps: one per entry, adjacent repeats dropped.
-inline std::vector<uint64_t> DistinctAdjacent(const std::vector<Entry>& entries, uint32_t seed) {
+inline std::vector<uint64_t> DistinctAdjacent(const std::vector<Entry>& entries, uint32_t seed, int scheme = 1) {
   std::vector<uint64_t> out;
   for (const Entry& e : entries) {
-    const uint64_t h = HashOf(e, seed);
+    const uint64_t h = HashOf(e, seed, scheme);
     if (out.empty() || out.back() != h) out.push_back(h);
   }
   return out;

@@ -37,10 +37,13 @@ void Write(const fs::path& dir, const std::string& name, const std::string& byte
 
 std::string Key(const char* prefix, int i) { return std::string(prefix).append(std::to_string(i)); }
 
-std::string BuildFilter(int num_keys, double bits_per_key, int probes, uint32_t seed, size_t lead = 0) {
-  linebloom::FilterBuilder builder({.bits_per_key = bits_per_key, .num_probes = probes, .seed = seed});
+std::string BuildFilter(int num_keys, double bits_per_key, int probes, uint32_t seed, size_t lead = 0,
+                        linebloom::KeyHashScheme scheme = linebloom::KeyHashScheme::kXxh3,
+                        const char* key_prefix = "key") {
+  linebloom::FilterBuilder builder(
+      {.bits_per_key = bits_per_key, .num_probes = probes, .seed = seed, .hash_scheme = scheme});
   builder.SetLeadBytes(lead);
-  for (int i = 0; i < num_keys; ++i) builder.AddKey(Key("key", i));
+  for (int i = 0; i < num_keys; ++i) builder.AddKey(Key(key_prefix, i));
   return builder.Finish();
 }
 
@@ -69,6 +72,9 @@ void WriteParseSeeds(const fs::path& dir) {
     Write(dir, std::string("valid_").append(s.name), BuildFilter(s.keys, s.bits_per_key, s.probes, s.seed));
   Write(dir, "valid_lead48", BuildFilter(100, 10, 0, 10, 48));
   Write(dir, "valid_lead63_empty", BuildFilter(0, 10, 0, 11, 63));
+  // Hash scheme 3, keys of 11 to 13 bytes (its own hash).
+  Write(dir, "valid_scheme3",
+        BuildFilter(300, 10, 0, 12, 0, linebloom::KeyHashScheme::kShortKeyMultiply, "scheme3-k-"));
 
   // One filter broken in each field the reader checks (trailer at size-16).
   const std::string good = BuildFilter(50, 10, 0, 9);
@@ -88,6 +94,7 @@ void WriteParseSeeds(const fs::path& dir) {
     Write(dir, "broken_lead_cut", BuildFilter(50, 10, 0, 9, 48).substr(1));
   }
   broken("hash_scheme", t + 5, 0);
+  broken("hash_scheme2", t + 5, 2);  // the compact filter's scheme on a Bloom filter
   broken("probes0", t + 4, 0);
   broken("probes25", t + 4, 25);
   broken("reserved", t + 6, 1);

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -68,8 +69,18 @@ class KernelRestorer {
 };
 
 // 4 bits/key: 3 probes, one AVX2 round (and many positives to compare);
-// 24 bits/key: more than 8 probes, the readers' other path.
-class PluginReaderKernels : public ::testing::TestWithParam<double> {};
+// 24 bits/key: more than 8 probes, the readers' other path. Each under hash
+// schemes 3 (the policy's default) and 1.
+class PluginReaderKernels : public ::testing::TestWithParam<std::tuple<double, int>> {
+ protected:
+  double Bits() const { return std::get<0>(GetParam()); }
+  std::shared_ptr<const LinebloomFilterPolicy> Policy() const {
+    LinebloomPolicyOptions options;
+    options.bits_per_key = Bits();
+    options.hash_scheme = std::get<1>(GetParam());
+    return NewLinebloomFilterPolicy(options);
+  }
+};
 
 TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
   KernelRestorer restore;
@@ -77,7 +88,7 @@ TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
   const auto absent = KeysOfEveryLength('q', 400);
   std::vector<std::string_view> present_views(present.begin(), present.end());
   std::vector<std::string_view> absent_views(absent.begin(), absent.end());
-  auto policy = NewLinebloomFilterPolicy(GetParam());
+  auto policy = Policy();
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   FilterReader api;
   ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
@@ -108,10 +119,11 @@ TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
   }
   EXPECT_GE(kernels_checked, 1u);
   EXPECT_LT(api_positives, absent.size() / 2);
-  if (GetParam() == 4) {
+  EXPECT_EQ(static_cast<int>(api.hash_scheme()), std::get<1>(GetParam()));
+  if (Bits() == 4) {
     EXPECT_EQ(api.num_probes(), 3);
     EXPECT_GT(api_positives, absent.size() / 100);  // positives to compare
-  } else if (GetParam() == 24) {
+  } else if (Bits() == 24) {
     EXPECT_GT(api.num_probes(), 8);  // past AVX2's one round
     EXPECT_LE(api.num_probes(), 16);
   } else {
@@ -119,7 +131,8 @@ TEST_P(PluginReaderKernels, EveryKernelAnswersAsTheApiReader) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(OneRoundAndMore, PluginReaderKernels, ::testing::Values(4.0, 24.0, 48.0));
+INSTANTIATE_TEST_SUITE_P(OneRoundAndMore, PluginReaderKernels,
+                         ::testing::Combine(::testing::Values(4.0, 24.0, 48.0), ::testing::Values(3, 1)));
 
 // MayMatch(num_keys, ...) straight on a reader, with batches of every size
 // up to and past RocksDB's 32: a batch of at most 32 keys and a larger one
@@ -130,7 +143,7 @@ TEST_P(PluginReaderKernels, BatchesOfAnySizeAnswerAsSingleQueries) {
   const auto present = KeysOfEveryLength('c', 3);
   const auto absent = KeysOfEveryLength('x', 12);
   std::vector<std::string_view> present_views(present.begin(), present.end());
-  auto policy = NewLinebloomFilterPolicy(GetParam());
+  auto policy = Policy();
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   const ::rocksdb::Slice contents(built.bytes().data(), built.bytes().size());
   KeySlices keys(present, absent);
@@ -166,7 +179,7 @@ TEST_P(PluginReaderKernels, FilterAtAnyOffsetFromALineAnswersAsTheApiReader) {
   const auto present = KeysOfEveryLength('e', 8);
   const auto absent = KeysOfEveryLength('z', 60);
   std::vector<std::string_view> present_views(present.begin(), present.end());
-  auto policy = NewLinebloomFilterPolicy(GetParam());
+  auto policy = Policy();
   const PolicyFilter built = BuildPolicyFilter(*policy, present_views);
   FilterReader api;
   ASSERT_TRUE(FilterReader::Parse(built.bytes(), &api).ok());
@@ -237,13 +250,14 @@ TEST(PluginReaderLargeFilter, HugePagesCollapsedWhereRocksDbHoldsItChangeNoAnswe
 // filter of one seed must not be read with the other (the checks below
 // would then lose present keys).
 template <typename Builder, typename ApiReader>
-void ExpectPluginAnswersAsApiForSeed(uint32_t seed, double bits_per_key) {
+void ExpectPluginAnswersAsApiForSeed(uint32_t seed, double bits_per_key, KeyHashScheme scheme = KeyHashScheme::kXxh3) {
   KernelRestorer restore;
   const auto present = KeysOfEveryLength('s', 20);
   const auto absent = KeysOfEveryLength('k', 200);
   FilterOptions options;
   options.bits_per_key = bits_per_key;
   options.seed = seed;
+  options.hash_scheme = scheme;  // the Bloom filter's; the compact kind has its own
   Builder builder(options);
   for (const std::string& key : present) builder.AddKey(key);
   const std::string bytes = builder.Finish();
@@ -278,7 +292,11 @@ void ExpectPluginAnswersAsApiForSeed(uint32_t seed, double bits_per_key) {
 }
 
 TEST(PluginReaderSeeds, BloomFiltersOfAnySeedAnswerAsTheApiReader) {
-  for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) ExpectPluginAnswersAsApiForSeed<FilterBuilder, FilterReader>(seed, 10);
+  for (KeyHashScheme scheme : {KeyHashScheme::kXxh3, KeyHashScheme::kShortKeyMultiply}) {
+    for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) {
+      ExpectPluginAnswersAsApiForSeed<FilterBuilder, FilterReader>(seed, 10, scheme);
+    }
+  }
 }
 
 TEST(PluginReaderSeeds, CompactFiltersOfAnySeedAnswerAsTheApiReader) {

@@ -51,11 +51,12 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 }
 
 // Offsets of every linebloom trailer magic in `file` whose trailer is
-// plausible (version byte 1 just before it, hash scheme 1 two bytes before).
+// plausible (version byte 1 just before it, hash scheme 1 or 3 two bytes
+// before).
 std::vector<size_t> FindTrailerMagics(const std::string& file) {
   std::vector<size_t> found;
   for (size_t pos = file.find(kMagic, 0, 4); pos != std::string::npos; pos = file.find(kMagic, pos + 1, 4)) {
-    if (pos >= 72 && file[pos - 1] == 1 && file[pos - 3] == 1) found.push_back(pos);
+    if (pos >= 72 && file[pos - 1] == 1 && (file[pos - 3] == 1 || file[pos - 3] == 3)) found.push_back(pos);
   }
   return found;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -304,10 +305,39 @@ TEST_F(RocksdbOptionStrings, ValidateOptionsRejectsOutOfRangeValues) {
   std::shared_ptr<const ::rocksdb::FilterPolicy> policy;
   ASSERT_TRUE(Create("id=linebloom;bits_per_key=10", &policy).ok());
   EXPECT_TRUE(policy->ValidateOptions(db, cf).ok());
-  for (const char* bad : {"id=linebloom;bits_per_key=0.5", "id=linebloom;bits_per_key=101",
-                          "id=linebloom;num_probes=25", "id=linebloom;num_probes=-1"}) {
+  for (const char* bad :
+       {"id=linebloom;bits_per_key=0.5", "id=linebloom;bits_per_key=101", "id=linebloom;num_probes=25",
+        "id=linebloom;num_probes=-1", "id=linebloom;hash_scheme=2", "id=linebloom;hash_scheme=0"}) {
     ASSERT_TRUE(Create(bad, &policy).ok()) << bad;
     EXPECT_TRUE(policy->ValidateOptions(db, cf).IsInvalidArgument()) << bad;
+  }
+}
+
+// hash_scheme: 3 by default, 1 on request, each written to the filter's
+// trailer (docs/FORMAT.md section 1, byte 5), kept in the serialized form,
+// and read by a policy of either setting.
+TEST_F(RocksdbOptionStrings, HashSchemeIsWrittenAndEitherIsRead) {
+  const auto present = Keys(0, 20000, 2);
+  const auto absent = Keys(1, 20000, 2);
+  std::shared_ptr<const ::rocksdb::FilterPolicy> scheme3, scheme1, again;
+  ASSERT_TRUE(Create("linebloom:10", &scheme3).ok());
+  ASSERT_TRUE(Create("id=linebloom;bits_per_key=10;hash_scheme=1", &scheme1).ok());
+  EXPECT_EQ(AsLinebloom(scheme3).options().hash_scheme, 3);
+  EXPECT_EQ(AsLinebloom(scheme1).options().hash_scheme, 1);
+  ::rocksdb::ConfigOptions config;
+  ASSERT_TRUE(Create(scheme1->ToString(config), &again).ok());
+  EXPECT_EQ(AsLinebloom(again).options().hash_scheme, 1);
+
+  for (const auto& [writer, scheme] : {std::pair{scheme3, 3}, std::pair{scheme1, 1}}) {
+    const PolicyFilter built = BuildPolicyFilter(AsLinebloom(writer), Views(present));
+    const std::string_view bytes = built.bytes();
+    EXPECT_EQ(static_cast<unsigned char>(bytes[bytes.size() - 11]), scheme);
+    for (const auto& reader_policy : {scheme3, scheme1}) {
+      const PolicyFilter filter = PolicyFilter::FromBytes(AsLinebloom(reader_policy), bytes);
+      for (const auto& key : present) ASSERT_TRUE(filter.MayMatch(key)) << "scheme " << scheme;
+      const double measured = static_cast<double>(CountFalsePositives(filter, absent)) / absent.size();
+      EXPECT_NEAR(measured, Theory(10), FprTolerance(Theory(10), absent.size())) << "scheme " << scheme;
+    }
   }
 }
 

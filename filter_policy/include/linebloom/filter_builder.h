@@ -29,7 +29,7 @@ class FilterBuilder {
   // Adds a key. An adjacent repeat of the previous key (or hash) is ignored:
   // keys arrive sorted from an SST writer, so duplicates are adjacent.
   void AddKey(std::string_view key);
-  // Adds KeyHash(key, options().seed) of a key.
+  // Adds KeyHash(key, options().seed, options().hash_scheme) of a key.
   void AddHash(uint64_t hash);
   // AddHash of each, for an adapter that hashes keys itself, drops repeats
   // itself and hands hashes over in batches: no hash may equal the one

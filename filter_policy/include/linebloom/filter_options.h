@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "linebloom/key_hash.h"
+
 namespace linebloom {
 
 // The number of probes a filter may use. The reader rejects anything else.
@@ -25,9 +27,12 @@ struct FilterOptions {
   // the bits per key the filter has after rounding up to whole blocks
   // (ProbesFor in filter_format.h).
   int num_probes = 0;
-  // Seed of the XXH3 key hash. Filters that are unioned or intersected must
+  // Seed of the key hash. Filters that are unioned or intersected must
   // share it (and their size and probes).
   uint32_t seed = 0;
+  // How keys are hashed (key_hash.h); a value other than the two is
+  // scheme 1. Unioned or intersected filters share it too.
+  KeyHashScheme hash_scheme = KeyHashScheme::kXxh3;
 
   // The smallest bits per key (and its best k) whose blocked-filter
   // false-positive rate is at most `target_fpr` (clamped to [1e-10, 1]).

@@ -11,6 +11,8 @@
 #include <span>
 #include <string_view>
 
+#include "linebloom/key_hash.h"
+
 namespace linebloom {
 
 // Why a byte string is not a filter this reader can use.
@@ -59,6 +61,7 @@ class FilterReader {
 
   // False only if `key` was certainly never added.
   bool MayContain(std::string_view key) const;
+  // `hash` is KeyHash(key, seed(), hash_scheme()).
   bool MayContainHash(uint64_t hash) const;
 
   // Batched queries: hashes all keys, prefetches every block, then probes,
@@ -69,6 +72,7 @@ class FilterReader {
   size_t num_blocks() const { return num_blocks_; }
   int num_probes() const { return num_probes_; }
   uint32_t seed() const { return seed_; }
+  KeyHashScheme hash_scheme() const { return hash_scheme_; }
   // The 64-byte blocks (without the trailer).
   std::string_view blocks() const { return {reinterpret_cast<const char*>(blocks_), num_blocks_ * 64}; }
 
@@ -81,6 +85,7 @@ class FilterReader {
   size_t num_blocks_ = 0;
   int num_probes_ = 1;
   uint32_t seed_ = 0;
+  KeyHashScheme hash_scheme_ = KeyHashScheme::kXxh3;
 };
 
 }  // namespace linebloom

@@ -1,7 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
 // Union and intersection of two filters built with the same parameters (same
-// number of blocks, probes and seed), and the estimates that go with them.
+// number of blocks, probes, seed and hash scheme), and the estimates that go with them.
 
 #pragma once
 

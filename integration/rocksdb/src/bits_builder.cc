@@ -19,6 +19,7 @@ namespace linebloom::rocksdb_plugin {
 LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify, ReadMemory read_memory)
     : builder_(options),
       seed_(options.seed),
+      short_key_multiply_(options.hash_scheme == KeyHashScheme::kShortKeyMultiply),
       bits_per_key_(options.EffectiveBitsPerKey()),
       post_verify_(post_verify),
       read_memory_(std::move(read_memory)) {}
@@ -67,13 +68,16 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
 // HashKeyTiered); `flatten` makes the compiler inline XXH3's paths for
 // them, which it would otherwise call.
 __attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
-  AddKeyHash(internal::HashKeyTiered(View(key), seed_));
+  const std::string_view k = View(key);
+  AddKeyHash(short_key_multiply_ ? internal::HashKeyTiered<KeyHashScheme::kShortKeyMultiply>(k, seed_)
+                                 : internal::HashKeyTiered(k, seed_));
 }
 
 // The rules are RepeatFilter::KeyAndAlt's.
 void LinebloomBitsBuilder::AddKeyAndAlt(const ::rocksdb::Slice& key, const ::rocksdb::Slice& alt) {
-  const uint64_t alt_hash = KeyHash(View(alt), seed_);
-  const uint64_t key_hash = KeyHash(View(key), seed_);
+  const KeyHashScheme scheme = builder_.options().hash_scheme;
+  const uint64_t alt_hash = KeyHash(View(alt), seed_, scheme);
+  const uint64_t key_hash = KeyHash(View(key), seed_, scheme);
   repeats_.KeyAndAlt(key_hash, alt_hash, [this](uint64_t hash) { Append(hash); });
 }
 

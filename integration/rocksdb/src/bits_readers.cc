@@ -35,13 +35,14 @@ class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBits
 
  protected:
   // Hashes straight from RocksDB's Slices: no key is copied. kProbeChunk is
-  // a kernel's ProbeChunk* function (filter_query.h), called directly.
-  template <auto kProbeChunk>
+  // a kernel's ProbeChunk* function (filter_query.h), called directly;
+  // kScheme the filter's hash scheme.
+  template <auto kProbeChunk, KeyHashScheme kScheme>
   void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     const int k = num_probes_;
     internal::QueryPipelined(
         blocks_, num_blocks_, num_keys > 0 ? static_cast<size_t>(num_keys) : 0, may_match,
-        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); },
+        [keys, seed = seed_](size_t i) { return internal::HashKeyTiered<kScheme>(View(*keys[i]), seed); },
         [k](const PrefetchedChunk& chunk, size_t n, bool* out) { kProbeChunk(chunk, n, k, out); });
   }
 
@@ -52,14 +53,15 @@ class alignas(kFilterBlockBytes) KernelBitsReader : public ::rocksdb::FilterBits
   const int num_probes_;
 };
 
+template <KeyHashScheme kScheme>
 class PortableBitsReader final : public KernelBitsReader {
  public:
   using KernelBitsReader::KernelBitsReader;
   bool MayMatch(const ::rocksdb::Slice& key) override {
-    return internal::MayContainKeyPortable(blocks_, num_blocks_, num_probes_, seed_, View(key));
+    return internal::MayContainKeyPortable<kScheme>(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch<internal::ProbeChunkPortable>(num_keys, keys, may_match);
+    MatchBatch<internal::ProbeChunkPortable, kScheme>(num_keys, keys, may_match);
   }
 };
 
@@ -70,14 +72,15 @@ class PortableBitsReader final : public KernelBitsReader {
 // readers (OneRoundBitsReader) compile their override without a target and
 // end in a jump to the kernel, so one template serves both kernels.
 #if defined(__x86_64__)
+template <KeyHashScheme kScheme>
 class Avx2BitsReader final : public KernelBitsReader {
  public:
   using KernelBitsReader::KernelBitsReader;
   __attribute__((target("avx2"))) bool MayMatch(const ::rocksdb::Slice& key) override {
-    return internal::MayContainKeyAvx2(blocks_, num_blocks_, num_probes_, seed_, View(key));
+    return internal::MayContainKeyAvx2<kScheme>(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch<internal::ProbeChunkAvx2>(num_keys, keys, may_match);
+    MatchBatch<internal::ProbeChunkAvx2, kScheme>(num_keys, keys, may_match);
   }
 };
 
@@ -87,8 +90,9 @@ class Avx2BitsReader final : public KernelBitsReader {
 // one-round probe with this filter's row of powers, so it tests no probe
 // count and sets up no stack frame (filter_query.h). `Kernel` names the
 // kernel's functions; they are template arguments, so each is a direct call
-// or jump.
-template <typename Kernel, bool kSeedZero>
+// or jump. kScheme is the filter's hash scheme: only keys of 9 to 16 bytes
+// hash differently.
+template <typename Kernel, bool kSeedZero, KeyHashScheme kScheme>
 class OneRoundBitsReader final : public KernelBitsReader {
  public:
   explicit OneRoundBitsReader(const FilterReader& reader)
@@ -100,7 +104,7 @@ class OneRoundBitsReader final : public KernelBitsReader {
     const std::string_view k = View(key);
     if (!internal::IsShortKey(k.size())) return MayMatchOtherKey(k);
     return internal::OneRoundQueryHash<Kernel::kProbe>(blocks_, num_blocks_, powers_row_,
-                                                       internal::HashShortKey(k, seed()));
+                                                       internal::HashShortKeyOf<kScheme>(k, seed()));
   }
   // A batch of at most kQueryChunk keys -- every batch of MultiGet, which
   // passes at most 32 -- is answered the way the built-in answers it: all
@@ -110,14 +114,14 @@ class OneRoundBitsReader final : public KernelBitsReader {
   //   for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
     if (num_keys > static_cast<int>(internal::kQueryChunk)) {
-      return MatchBatch<Kernel::kProbeChunk>(num_keys, keys, may_match);
+      return MatchBatch<Kernel::kProbeChunk, kScheme>(num_keys, keys, may_match);
     }
     if (num_keys <= 0) return;
     const size_t n = static_cast<size_t>(num_keys);
     PrefetchedChunk chunk;
     internal::StageChunk(
         blocks_, num_blocks_, 0, n,
-        [keys, seed = seed()](size_t i) { return internal::HashKeyTiered(View(*keys[i]), seed); }, chunk);
+        [keys, seed = seed()](size_t i) { return internal::HashKeyTiered<kScheme>(View(*keys[i]), seed); }, chunk);
     Kernel::kProbeChunkOneRound(chunk, n, powers_row_, may_match);
   }
 
@@ -160,23 +164,51 @@ struct Avx512OneRound {
   static constexpr auto kProbeChunkOneRound = internal::ProbeChunkOneRoundAvx512;
 };
 
-template <typename Kernel>
+template <typename Kernel, KeyHashScheme kScheme>
 ::rocksdb::FilterBitsReader* NewOneRoundBitsReader(const FilterReader& reader) {
-  if (reader.seed() == 0) return new OneRoundBitsReader<Kernel, true>(reader);
-  return new OneRoundBitsReader<Kernel, false>(reader);
+  if (reader.seed() == 0) return new OneRoundBitsReader<Kernel, true, kScheme>(reader);
+  return new OneRoundBitsReader<Kernel, false, kScheme>(reader);
 }
 
+template <KeyHashScheme kScheme>
 class Avx512BitsReader final : public KernelBitsReader {
  public:
   using KernelBitsReader::KernelBitsReader;
   __attribute__((target("avx512f"), flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
-    return internal::MayContainKeyAvx512(blocks_, num_blocks_, num_probes_, seed_, View(key));
+    return internal::MayContainKeyAvx512<kScheme>(blocks_, num_blocks_, num_probes_, seed_, View(key));
   }
   void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
-    MatchBatch<internal::ProbeChunkAvx512>(num_keys, keys, may_match);
+    MatchBatch<internal::ProbeChunkAvx512, kScheme>(num_keys, keys, may_match);
   }
 };
 #endif
+
+// The reader of `reader`'s kernel and probes under hash scheme kScheme.
+template <KeyHashScheme kScheme>
+::rocksdb::FilterBitsReader* NewBitsReaderOfScheme(const FilterReader& reader) {
+#if defined(__x86_64__)
+  switch (ActiveKernel()) {
+    case Kernel::kAvx512:
+      // One reader class for every filter of up to 16 probes: filters of
+      // other probe counts (level-aware bits per level) queried in turn
+      // would otherwise alternate the virtual call's target, which the
+      // processor then mispredicts (a query pays more than its probe).
+      // (Filters of both hash schemes, as in a DB written before and after
+      // a change of hash_scheme, take two.)
+      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) {
+        return NewOneRoundBitsReader<Avx512OneRound, kScheme>(reader);
+      }
+      return new Avx512BitsReader<kScheme>(reader);
+    case Kernel::kAvx2:
+      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) {
+        return NewOneRoundBitsReader<Avx2OneRound, kScheme>(reader);
+      }
+      return new Avx2BitsReader<kScheme>(reader);
+    case Kernel::kPortable: break;
+  }
+#endif
+  return new PortableBitsReader<kScheme>(reader);
+}
 
 }  // namespace
 
@@ -186,22 +218,10 @@ class Avx512BitsReader final : public KernelBitsReader {
   // whole huge pages are collapsed once, here, where the filter is loaded
   // (huge_pages.h); the built-in filter stays in 4 KiB pages.
   internal::CollapseHugePages(reader.blocks().data(), reader.blocks().size());
-#if defined(__x86_64__)
-  switch (ActiveKernel()) {
-    case Kernel::kAvx512:
-      // One reader class for every filter of up to 16 probes: filters of
-      // other probe counts (level-aware bits per level) queried in turn
-      // would otherwise alternate the virtual call's target, which the
-      // processor then mispredicts (a query pays more than its probe).
-      if (reader.num_probes() <= Avx512OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx512OneRound>(reader);
-      return new Avx512BitsReader(reader);
-    case Kernel::kAvx2:
-      if (reader.num_probes() <= Avx2OneRound::kOneRoundProbes) return NewOneRoundBitsReader<Avx2OneRound>(reader);
-      return new Avx2BitsReader(reader);
-    case Kernel::kPortable: break;
+  if (reader.hash_scheme() == KeyHashScheme::kShortKeyMultiply) {
+    return NewBitsReaderOfScheme<KeyHashScheme::kShortKeyMultiply>(reader);
   }
-#endif
-  return new PortableBitsReader(reader);
+  return NewBitsReaderOfScheme<KeyHashScheme::kXxh3>(reader);
 }
 
 }  // namespace linebloom::rocksdb_plugin

@@ -106,6 +106,9 @@ const std::unordered_map<std::string, OptionTypeInfo>& OptionsTypeInfo() {
       {"compact_mixed",
        {offsetof(LinebloomPolicyOptions, compact_mixed), OptionType::kBoolean, OptionVerificationType::kNormal,
         OptionTypeFlags::kNone}},
+      {"hash_scheme",
+       {offsetof(LinebloomPolicyOptions, hash_scheme), OptionType::kInt, OptionVerificationType::kNormal,
+        OptionTypeFlags::kNone}},
   };
   return kInfo;
 }
@@ -181,6 +184,11 @@ LinebloomFilterPolicy::~LinebloomFilterPolicy() = default;
     return ::rocksdb::Status::InvalidArgument("linebloom: compact_from_level must be >= -1, got ",
                                               std::to_string(options_.compact_from_level));
   }
+  if (options_.hash_scheme != static_cast<int>(KeyHashScheme::kXxh3) &&
+      options_.hash_scheme != static_cast<int>(KeyHashScheme::kShortKeyMultiply)) {
+    return ::rocksdb::Status::InvalidArgument("linebloom: hash_scheme must be 1 or 3, got ",
+                                              std::to_string(options_.hash_scheme));
+  }
   if (!planner::ParseLevelWeights(options_.level_weights)) {
     return ::rocksdb::Status::InvalidArgument(
         "linebloom: level_weights must be ':'-separated numbers in [0, 1] (L0 first), got ", options_.level_weights);
@@ -223,8 +231,14 @@ void LinebloomFilterPolicy::WarnOnceAboutContext(const ::rocksdb::FilterBuilding
     if (!options_.level_aware) return builder.release();
     return ObserveFilters(level_planner(), context, std::move(builder)).release();
   }
+  FilterOptions bloom_options = *filter_options;
+  // An unvalidated setting other than 1 or 3 (a policy made in code and
+  // never validated) writes scheme 1, which every reader reads.
+  bloom_options.hash_scheme = options_.hash_scheme == static_cast<int>(KeyHashScheme::kShortKeyMultiply)
+                                  ? KeyHashScheme::kShortKeyMultiply
+                                  : KeyHashScheme::kXxh3;
   auto builder = std::make_unique<LinebloomBitsBuilder>(
-      *filter_options, post_verify, ReadMemory{options_.align_blocks, context.table_options.block_cache});
+      bloom_options, post_verify, ReadMemory{options_.align_blocks, context.table_options.block_cache});
   if (ChargesFilterConstruction(context.table_options)) builder->ChargeMemoryTo(context.table_options.block_cache);
   if (!options_.level_aware) return builder.release();
   // Level-aware: the builder reports each filter's key range to the planner

@@ -41,17 +41,17 @@
 //                    assume; > 0 turns cache_aware on with this capacity
 //   data_bytes_per_key double, default 0 (= mean key bytes + 40): data bytes
 //                    per entry, for the number of data blocks per level
-//   level_weights    string, default empty: per-level cost weights, L0 first,
-//                    ':'-separated; replaces the cache-aware weights
+//   level_weights    string: per-level weights, L0 first, ':'-separated
 //   compact_from_level int >= -1, default INT_MAX (never): SSTs created at
 //                    this level or deeper get the compact filter, the
 //                    others Bloom; levels as RocksDB's Ribbon policy counts
 //                    them for bloom_before_level (NewFileFilterKind)
 //   compact_bottommost bool, default false: compact also for is_bottommost
 //   compact_extra_planes int in [1, 4], default 4; compact_mixed bool, default
-//   true: older readers read extra planes 1 (versions 3, 4), unmixed (3 to 6)
-// (Compact bits per key: CompactBitsPerKey, or the level's with level_aware.
-// Any policy reads both kinds; docs/ROCKSDB.md.)
+//   true; hash_scheme int, 3 (default) or 1: older readers read extra planes
+//   1 (versions 3, 4), unmixed (3 to 6), hash scheme 1 (docs/FORMAT.md)
+// (Compact bits per key: CompactBitsPerKey, or the level's with level_aware;
+// any policy reads every kind, version and scheme: docs/ROCKSDB.md.)
 //
 // A filter block that does not parse (corrupt, truncated, a future format
 // version, another policy's bytes) gets a reader that answers "may match"
@@ -130,6 +130,11 @@ struct LinebloomPolicyOptions {
   // and 8 where that gives a lower false-positive rate for the bits; false
   // versions 3 to 6, which older releases read too.
   bool compact_mixed = true;
+  // How Bloom filters hash their keys (KeyHashScheme, linebloom/key_hash.h):
+  // 3 hashes keys of 9 to 16 bytes by one multiply, for shorter queries;
+  // 1 writes XXH3 for every key, which releases before scheme 3 read too.
+  // Readers read both.
+  int hash_scheme = static_cast<int>(KeyHashScheme::kShortKeyMultiply);
 };
 
 // A live SST as the DB lists it, for LinebloomFilterPolicy::SyncLiveFiles:
