@@ -79,10 +79,7 @@ __attribute__((always_inline)) inline void FilterBuilder::AppendHash(uint64_t ha
 }
 
 void FilterBuilder::AddKey(std::string_view key) {
-  if (options_.hash_scheme == KeyHashScheme::kShortKeyMultiply) {
-    return AppendHash(internal::HashKeyOf<KeyHashScheme::kShortKeyMultiply>(key, options_.seed));
-  }
-  AppendHash(internal::HashKey(key, options_.seed));
+  AppendHash(internal::HashKey(key, options_.seed, options_.hash_scheme));
 }
 
 void FilterBuilder::AddHash(uint64_t hash) { AppendHash(hash); }

@@ -141,17 +141,15 @@ void FilterReader::MayContainBatch(std::span<const std::string_view> keys, std::
   const int k = num_probes_;
   // The seed by value: read through `this` it would be reloaded for every
   // key, since the pipeline's stores might alias it.
-  const auto probe = [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); };
-  if (hash_scheme_ == KeyHashScheme::kShortKeyMultiply) {
+  // One pipeline per scheme, the scheme a template argument of the hash.
+  const auto run = [&]<KeyHashScheme kScheme>() {
     internal::QueryPipelined(
         blocks_, num_blocks_, keys.size(), out.data(),
-        [keys, seed = seed_](size_t i) { return internal::HashKeyOf<KeyHashScheme::kShortKeyMultiply>(keys[i], seed); },
-        probe);
-    return;
-  }
-  internal::QueryPipelined(
-      blocks_, num_blocks_, keys.size(), out.data(),
-      [keys, seed = seed_](size_t i) { return internal::HashKey(keys[i], seed); }, probe);
+        [keys, seed = seed_](size_t i) { return internal::HashKeyOf<kScheme>(keys[i], seed); },
+        [k](const PrefetchedChunk& chunk, size_t n, bool* o) { ProbeChunkWithKernel(chunk, n, k, o); });
+  };
+  if (hash_scheme_ == KeyHashScheme::kShortKeyMultiply) return run.operator()<KeyHashScheme::kShortKeyMultiply>();
+  run.operator()<KeyHashScheme::kXxh3>();
 }
 
 }  // namespace linebloom

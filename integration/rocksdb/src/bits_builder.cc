@@ -19,7 +19,6 @@ namespace linebloom::rocksdb_plugin {
 LinebloomBitsBuilder::LinebloomBitsBuilder(const FilterOptions& options, bool post_verify, ReadMemory read_memory)
     : builder_(options),
       seed_(options.seed),
-      short_key_multiply_(options.hash_scheme == KeyHashScheme::kShortKeyMultiply),
       bits_per_key_(options.EffectiveBitsPerKey()),
       post_verify_(post_verify),
       read_memory_(std::move(read_memory)) {}
@@ -69,8 +68,9 @@ inline void LinebloomBitsBuilder::AddKeyHash(uint64_t hash) {
 // them, which it would otherwise call.
 __attribute__((flatten)) void LinebloomBitsBuilder::AddKey(const ::rocksdb::Slice& key) {
   const std::string_view k = View(key);
-  AddKeyHash(short_key_multiply_ ? internal::HashKeyTiered<KeyHashScheme::kShortKeyMultiply>(k, seed_)
-                                 : internal::HashKeyTiered(k, seed_));
+  const bool multiply = builder_.options().hash_scheme == KeyHashScheme::kShortKeyMultiply;
+  AddKeyHash(multiply ? internal::HashKeyTiered<KeyHashScheme::kShortKeyMultiply>(k, seed_)
+                      : internal::HashKeyTiered(k, seed_));
 }
 
 // The rules are RepeatFilter::KeyAndAlt's.

@@ -97,7 +97,6 @@ class LinebloomBitsBuilder final : public ::rocksdb::FilterBitsBuilder {
   // Entries go to builder_ a stage at a time (AddDistinctHashes).
   HashStage stage_;
   uint32_t seed_;
-  bool short_key_multiply_;  // options' hash scheme: KeyHashScheme::kShortKeyMultiply
   double bits_per_key_;
   bool post_verify_;
   ReadMemory read_memory_;
