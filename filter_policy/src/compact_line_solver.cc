@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compact_back_substitution.h"
+#include "compact_gauss_jordan.h"
 
 namespace linebloom::internal::compact {
 namespace {
@@ -90,8 +91,16 @@ size_t LineSolver::InsertSwept(size_t count, bool stop_at_contradiction) {
   return first;
 }
 
+size_t LineSolver::InsertGaussJordan(size_t count, bool stop_at_contradiction) {
+  static_assert(kMaxGaussJordanKeys <= kMaxSweepKeys);  // eq_lo_, eq_hi_
+  GaussJordanEquationsOf(codes_.data(), count, columns_, planes_, eq_lo_, eq_hi_);
+  solved_ = true;
+  return SolveGaussJordan(eq_lo_, eq_hi_, count, columns_, planes_, pivot_of_, &solution_, stop_at_contradiction);
+}
+
 size_t LineSolver::Insert(size_t count, bool stop_at_contradiction) {
   if (swept_) return InsertSwept(count, stop_at_contradiction);
+  if (count <= kMaxGaussJordanKeys) return InsertGaussJordan(count, stop_at_contradiction);
   solved_ = false;
   return columns_ <= 64 ? InsertNarrow(count, stop_at_contradiction) : InsertWide(count, stop_at_contradiction);
 }

@@ -87,6 +87,9 @@ class LineSolver {
   // Insert by SweepColumns (compact_sweep.h), or by SolveReduced, which
   // leaves the planes in solution_ (solved_).
   size_t InsertSwept(size_t count, bool stop_at_contradiction);
+  // Insert by SolveGaussJordan (compact_gauss_jordan.h), without AVX-512:
+  // the planes in solution_.
+  size_t InsertGaussJordan(size_t count, bool stop_at_contradiction);
   // Writes the planes (solution_ if solved_, else those of the pivots by
   // back substitution) and the metadata byte: the threshold, or
   // ExtraPlanesMeta(extra) for extra > 0.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compact_back_substitution.h"
+#include "compact_gauss_jordan.h"
 #include "compact_partition.h"
 #include "compact_sweep.h"
 #include "linebloom/compact_filter.h"
@@ -235,6 +236,75 @@ TEST_F(CompactBuildTest, SolveReducedMatchesTheSweepAndBackSubstitution) {
   });
   EXPECT_GT(solved, 500u);  // 700 of these systems hold every equation
   EXPECT_GT(contradicted, 100u);
+}
+
+// The solve without AVX-512 (compact_gauss_jordan.h), in its portable and
+// its AVX2 build, finds the definition's pivots and first contradiction and
+// the planes back substitution finds from them, and leaves the equations
+// as they were; its equations are those the sweep is given.
+TEST_F(CompactBuildTest, GaussJordanMatchesTheSweepAndBackSubstitution) {
+  namespace c = internal::compact;
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2}) {
+    if (!ForceKernel(kernel)) {
+      GTEST_LOG_(INFO) << KernelName(kernel) << " not supported here: skipped";
+      continue;
+    }
+    size_t solved = 0, contradicted = 0;
+    ForEachSweepSystem(81, [&](int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
+      std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+      std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+      const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+      const std::vector<uint64_t> given_lo(lo, lo + count), given_hi(hi, hi + count);
+      int8_t pivot_of[128];
+      c::PlaneSet solution;
+      ASSERT_EQ(c::SolveGaussJordan(lo, hi, count, columns, planes, pivot_of, &solution, false), expected)
+          << planes << " " << count;
+      for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
+      ASSERT_EQ(std::vector<uint64_t>(lo, lo + count), given_lo);
+      ASSERT_EQ(std::vector<uint64_t>(hi, hi + count), given_hi);
+      ++(expected < count ? contradicted : solved);
+      c::Bits128 rows[128];
+      uint32_t fps[128];
+      c::Bits128 filled;
+      const c::Bits128 row_mask = c::LowMask(columns);
+      for (int p = 0; p < columns; ++p) {
+        if (ref_pivot_of[p] < 0) continue;
+        const size_t i = static_cast<size_t>(ref_pivot_of[p]);
+        rows[p] = c::Bits128{ref_lo[i], columns > 64 ? ref_hi[i] : 0} & row_mask;
+        fps[p] = static_cast<uint32_t>(columns > 64 ? ref_hi[i] >> (columns - 64) : ref_hi[i]);
+        (p < 64 ? filled.lo : filled.hi) |= uint64_t{1} << (p & 63);
+      }
+      const c::PlaneSet expected_planes = c::BackSubstitutePortable(c::PivotSystem{rows, fps, filled, columns, planes});
+      for (int b = 0; b < planes; ++b) {
+        ASSERT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+      }
+      c::PlaneSet fitted;
+      ASSERT_EQ(c::SolveGaussJordan(lo, hi, count, columns, planes, pivot_of, &fitted, true), expected);
+      for (int b = 0; expected == count && b < planes; ++b) {
+        ASSERT_EQ(fitted.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+      }
+    });
+    EXPECT_GT(solved, 500u) << KernelName(kernel);  // 668 of these systems hold every equation
+    EXPECT_GT(contradicted, 1000u) << KernelName(kernel);
+  }
+  // The equations, from each key's code.
+  std::mt19937_64 rng(5);
+  for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
+    const int columns = c::ColumnsFor(planes);
+    std::vector<c::KeyCode> codes(c::kMaxGaussJordanKeys);
+    for (auto& code : codes) code = c::CodeOf(rng());
+    codes[3].row_lo = 0;  // a zero row: RowOf gives it bit 0
+    codes[3].rest &= ~c::LowMask(columns > 64 ? columns - 64 : 0).lo;
+    uint64_t lo[c::kMaxGaussJordanKeys], hi[c::kMaxGaussJordanKeys];
+    c::GaussJordanEquationsOf(codes.data(), codes.size(), columns, planes, lo, hi);
+    for (size_t i = 0; i < codes.size(); ++i) {
+      const c::Bits128 row = c::RowOf(codes[i], columns);
+      const uint64_t fp = c::FingerprintOf(codes[i], planes);
+      ASSERT_EQ(lo[i], row.lo);
+      ASSERT_EQ(hi[i], columns > 64 ? row.hi | fp << (columns - 64) : fp) << planes << " " << i;
+    }
+    ASSERT_EQ(lo[3], 1u) << planes;
+  }
 }
 
 // The equations the sweep is given, eight keys at a time, against their
