@@ -8,40 +8,119 @@
 
 #include "kernel_state.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace linebloom::internal::compact {
 namespace {
 
 #define LINEBLOOM_GJ_INLINE __attribute__((always_inline)) inline
 
-// In place: bit q of w[i] becomes bit i of w[q] (64 x 64 bits). Swapping
-// the two off-diagonal blocks of a matrix and transposing each quarter
-// transposes it; the quarters' swaps at each size are one pass over the
-// words, halves first, each block's rows in a run the compiler vectorizes.
-//   simple form: out[q] |= ((w[i] >> q) & 1) << i for every i and q
-template <int kHalf>
-LINEBLOOM_GJ_INLINE void SwapBlocks(uint64_t* w, uint64_t low_half) {
-  for (int base = 0; base < 64; base += 2 * kHalf) {
-    for (int k = base; k < base + kHalf; ++k) {
-      const uint64_t t = ((w[k] >> kHalf) ^ w[k + kHalf]) & low_half;
-      w[k] ^= t << kHalf;
-      w[k + kHalf] ^= t;
+// The two loops of the solve, portable: a 64 x 64 bit transpose and the
+// update of the later lanes at a column's step.
+struct PortableBits {
+  // In place: bit q of w[i] becomes bit i of w[q]. Swapping the two
+  // off-diagonal blocks of a matrix and transposing each quarter transposes
+  // it; the quarters' swaps at each size are one pass over the words,
+  // halves first.
+  //   simple form: out[q] |= ((w[i] >> q) & 1) << i for every i and q
+  LINEBLOOM_GJ_INLINE static void Transpose64(uint64_t* w) {
+    uint64_t m = 0x00000000FFFFFFFFu;  // the bits of each block's low half
+    for (int j = 32; j != 0; j >>= 1, m ^= m << j) {
+      for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+        const uint64_t t = ((w[k] >> j) ^ w[k | j]) & m;
+        w[k] ^= t << j;
+        w[k | j] ^= t;
+      }
     }
   }
-}
-LINEBLOOM_GJ_INLINE void Transpose64(uint64_t* w) {
-  SwapBlocks<32>(w, 0x00000000FFFFFFFFu);
-  SwapBlocks<16>(w, 0x0000FFFF0000FFFFu);
-  SwapBlocks<8>(w, 0x00FF00FF00FF00FFu);
-  SwapBlocks<4>(w, 0x0F0F0F0F0F0F0F0Fu);
-  SwapBlocks<2>(w, 0x3333333333333333u);
-  SwapBlocks<1>(w, 0x5555555555555555u);
-}
+  // Adds `others` to the equations of lanes [from, to) that hold the
+  // pivot (word `pw`, bit `bit`), in whole aligned blocks of four lanes: the
+  // lanes before `from` in its block are columns already swept, which are
+  // not read again, and those past `to` hold no equation's bit (a zero lane
+  // never holds the pivot).
+  //   simple form: for (q = from; q < to; ++q) if (lane[pw][q] & bit)
+  //   lane[w][q] ^= others[w] for each w
+  template <int kWords>
+  LINEBLOOM_GJ_INLINE static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, int pw, uint64_t bit,
+                                               const uint64_t* others) {
+    for (int q = from & ~3; q < to; ++q) {
+      const uint64_t flip = 0 - static_cast<uint64_t>((lane[pw][q] & bit) != 0);
+      for (int w = 0; w < kWords; ++w) lane[w][q] ^= others[w] & flip;
+    }
+  }
+};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define LINEBLOOM_GJ_AVX2 __attribute__((target("avx2"), always_inline)) inline
+// The calls from the portable templates (which cannot inline a function
+// of a wider target).
+#define LINEBLOOM_GJ_AVX2_CALL __attribute__((target("avx2"), noinline))
+
+// PortableBits with AVX2, four words per register.
+struct Avx2Bits {
+  // A swap of blocks of kHalf >= 4 bits: rows k and k + kHalf are in
+  // different registers.
+  template <int kHalf>
+  LINEBLOOM_GJ_AVX2 static void SwapRows(uint64_t* w, uint64_t low_half) {
+    const __m256i m = _mm256_set1_epi64x(static_cast<long long>(low_half));
+    for (int base = 0; base < 64; base += 2 * kHalf) {
+      for (int k = base; k < base + kHalf; k += 4) {
+        const __m256i a = Load(w + k), b = Load(w + k + kHalf);
+        const __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(a, kHalf), b), m);
+        Store(w + k, _mm256_xor_si256(a, _mm256_slli_epi64(t, kHalf)));
+        Store(w + k + kHalf, _mm256_xor_si256(b, t));
+      }
+    }
+  }
+  // A swap of blocks of kHalf = 2 or 1 bits: row k + kHalf is in the same
+  // register, its words moved over row k's by kSwap (and back), and
+  // kUpper picks the rows of the register that take the moved bits.
+  template <int kHalf, int kUpper>
+  LINEBLOOM_GJ_AVX2 static void SwapWithin(uint64_t* w, uint64_t low_half) {
+    const __m256i m = _mm256_set1_epi64x(static_cast<long long>(low_half));
+    for (int k = 0; k < 64; k += 4) {
+      const __m256i a = Load(w + k);
+      const __m256i b = kHalf == 2 ? _mm256_permute4x64_epi64(a, 0x4E) : _mm256_shuffle_epi32(a, 0x4E);
+      const __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(a, kHalf), b), m);
+      const __m256i t_moved = kHalf == 2 ? _mm256_permute4x64_epi64(t, 0x4E) : _mm256_shuffle_epi32(t, 0x4E);
+      const __m256i lower = _mm256_xor_si256(a, _mm256_slli_epi64(t, kHalf));
+      Store(w + k, _mm256_blend_epi32(lower, _mm256_xor_si256(a, t_moved), kUpper));
+    }
+  }
+  LINEBLOOM_GJ_AVX2_CALL static void Transpose64(uint64_t* w) {
+    SwapRows<32>(w, 0x00000000FFFFFFFFu);
+    SwapRows<16>(w, 0x0000FFFF0000FFFFu);
+    SwapRows<8>(w, 0x00FF00FF00FF00FFu);
+    SwapRows<4>(w, 0x0F0F0F0F0F0F0F0Fu);
+    SwapWithin<2, 0xF0>(w, 0x3333333333333333u);
+    SwapWithin<1, 0xCC>(w, 0x5555555555555555u);
+  }
+  template <int kWords>
+  LINEBLOOM_GJ_AVX2_CALL static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, int pw, uint64_t bit,
+                                                  const uint64_t* others) {
+    const __m256i pivot = _mm256_set1_epi64x(static_cast<long long>(bit));
+    __m256i add[kWords];
+    for (int w = 0; w < kWords; ++w) add[w] = _mm256_set1_epi64x(static_cast<long long>(others[w]));
+    for (int q = from & ~3; q < to; q += 4) {
+      const __m256i not_held = _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[pw] + q), pivot), _mm256_setzero_si256());
+      for (int w = 0; w < kWords; ++w)
+        Store(lane[w] + q, _mm256_xor_si256(Load(lane[w] + q), _mm256_andnot_si256(not_held, add[w])));
+    }
+  }
+  LINEBLOOM_GJ_AVX2 static __m256i Load(const uint64_t* p) {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  LINEBLOOM_GJ_AVX2 static void Store(uint64_t* p, __m256i v) { _mm256_store_si256(reinterpret_cast<__m256i*>(p), v); }
+};
+#endif
 
 // The transposed system of up to 64 kWords equations: lane[w][q] is the
 // mask of equations 64 w.. with bit q, q < 64 a bit of the low words, q >= 64
 // bit q - 64 of the high words. Columns are lanes 0..C-1; fingerprint bit b
 // is lane first_fp + b (C <= 64: 64 + b, else C + b).
-template <int kWords>
+template <int kWords, class Bits>
 struct Lanes {
   alignas(64) uint64_t lane[kWords][128];
 
@@ -55,31 +134,16 @@ struct Lanes {
       std::memcpy(high, hi + begin, n * sizeof(uint64_t));
       std::fill(low + n, low + 64, 0);
       std::fill(high + n, high + 64, 0);
-      Transpose64(low);
-      Transpose64(high);
-    }
-  }
-
-  // Adds `others` to the equations of lanes [from, to) where they hold the
-  // pivot (word `pw`, bit `bit`). A loop per pivot word, so that each
-  // vectorizes.
-  LINEBLOOM_GJ_INLINE void AddWhereHeld(int from, int to, int pw, uint64_t bit, const uint64_t* others) {
-    if (kWords == 1 || pw == 0) return AddWhereHeldIn<0>(from, to, bit, others);
-    AddWhereHeldIn<kWords - 1>(from, to, bit, others);
-  }
-  template <int kPivotWord>
-  LINEBLOOM_GJ_INLINE void AddWhereHeldIn(int from, int to, uint64_t bit, const uint64_t* others) {
-    for (int q = from; q < to; ++q) {
-      const uint64_t flip = 0 - static_cast<uint64_t>((lane[kPivotWord][q] & bit) != 0);
-      for (int w = 0; w < kWords; ++w) lane[w][q] ^= others[w] & flip;
+      Bits::Transpose64(low);
+      Bits::Transpose64(high);
     }
   }
 };
 
-template <int kWords>
+template <int kWords, class Bits>
 LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes,
                                  int8_t* pivot_of, PlaneSet* solution, bool stop_at_contradiction) {
-  Lanes<kWords> t;
+  Lanes<kWords, Bits> t;
   t.Load(lo, hi, count);
   const int first_fp = columns <= 64 ? 64 : columns;
   uint64_t pivots[kWords] = {};
@@ -100,12 +164,9 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     pivots[pw] |= bit;
     uint64_t others[kWords];
     for (int w = 0; w < kWords; ++w) others[w] = t.lane[w][p] ^ (w == pw ? bit : 0);
-    if (columns <= 64) {
-      t.AddWhereHeld(p + 1, columns, pw, bit, others);
-      t.AddWhereHeld(first_fp, first_fp + planes, pw, bit, others);
-    } else {
-      t.AddWhereHeld(p + 1, first_fp + planes, pw, bit, others);
-    }
+    // The lanes from C to 64 (C <= 64) are zero: one run to the last
+    // fingerprint lane.
+    Bits::template AddWhereHeld<kWords>(t.lane, p + 1, first_fp + planes, pw, bit, others);
   }
   // A non-pivot equation's row is zero now: a fingerprint bit left is its
   // disagreement with the keys before it.
@@ -117,46 +178,43 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     if (bad != 0) first = std::min<size_t>(count, 64 * static_cast<size_t>(w) + std::countr_zero(bad));
   }
   if (first < count && stop_at_contradiction) return first;
-  // Bit p of plane b: bit pivot_of[p] of fingerprint lane b.
+  // Bit p of plane b: bit pivot_of[p] of fingerprint lane b, by two
+  // transposes: the lanes to each equation's fingerprint, and the pivots'
+  // fingerprints, by column, to the planes.
   //   simple form: for each pivot column p, i = pivot_of[p]:
   //     plane[b] |= ((lane[i / 64][first_fp + b] >> i % 64) & 1) << p
-  uint64_t shift[128], in_word[kWords][128];
+  alignas(64) uint64_t fingerprint_of[kWords][64];
+  for (int w = 0; w < kWords; ++w) {
+    std::fill(fingerprint_of[w], fingerprint_of[w] + 64, 0);
+    std::copy(t.lane[w] + first_fp, t.lane[w] + first_fp + planes, fingerprint_of[w]);
+    Bits::Transpose64(fingerprint_of[w]);
+  }
+  alignas(64) uint64_t by_column[128] = {};
   for (int p = 0; p < columns; ++p) {
     const int i = pivot_of[p];
-    shift[p] = static_cast<uint64_t>(i & 63);
-    for (int w = 0; w < kWords; ++w) in_word[w][p] = 0 - static_cast<uint64_t>(i >= 0 && (i >> 6) == w);
+    by_column[p] = i < 0 ? 0 : fingerprint_of[i >> 6][i & 63];
   }
-  for (int b = 0; b < planes; ++b) {
-    uint64_t fp[kWords];
-    for (int w = 0; w < kWords; ++w) fp[w] = t.lane[w][first_fp + b];
-    uint64_t part[2] = {0, 0};
-    for (int half = 0; half < 2; ++half) {
-      const int end = std::min(columns, 64 * (half + 1));
-      uint64_t bits = 0;
-      for (int p = 64 * half; p < end; ++p) {
-        uint64_t selected = 0;
-        for (int w = 0; w < kWords; ++w) selected |= fp[w] & in_word[w][p];
-        bits |= ((selected >> shift[p]) & 1) << (p & 63);
-      }
-      part[half] = bits;
-    }
-    solution->planes[b] = {part[0], part[1]};
-  }
+  Bits::Transpose64(by_column);
+  if (columns > 64) Bits::Transpose64(by_column + 64);
+  for (int b = 0; b < planes; ++b) solution->planes[b] = {by_column[b], columns > 64 ? by_column[64 + b] : 0};
   return first;
 }
 
 size_t SolveDefault(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
                     PlaneSet* solution, bool stop_at_contradiction) {
-  if (count <= 64) return Solve<1>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
-  return Solve<2>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
+  if (count <= 64) {
+    return Solve<1, PortableBits>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
+  }
+  return Solve<2, PortableBits>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("avx2"))) size_t SolveAvx2(const uint64_t* lo, const uint64_t* hi, size_t count, int columns,
-                                                 int planes, int8_t* pivot_of, PlaneSet* solution,
-                                                 bool stop_at_contradiction) {
-  if (count <= 64) return Solve<1>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
-  return Solve<2>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
+size_t SolveAvx2(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
+                 PlaneSet* solution, bool stop_at_contradiction) {
+  if (count <= 64) {
+    return Solve<1, Avx2Bits>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
+  }
+  return Solve<2, Avx2Bits>(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
 }
 #endif
 
