@@ -82,7 +82,7 @@ struct Bits128 {
 };
 inline Bits128 operator^(Bits128 a, Bits128 b) { return {a.lo ^ b.lo, a.hi ^ b.hi}; }
 inline Bits128 operator&(Bits128 a, Bits128 b) { return {a.lo & b.lo, a.hi & b.hi}; }
-inline bool Parity(Bits128 a) { return (std::popcount(a.lo ^ a.hi) & 1) != 0; }
+__attribute__((always_inline)) inline bool Parity(Bits128 a) { return (std::popcount(a.lo ^ a.hi) & 1) != 0; }
 inline bool IsZero(Bits128 a) { return (a.lo | a.hi) == 0; }
 // The lowest `n` bits set (0 <= n <= 128).
 inline Bits128 LowMask(int n) {
@@ -182,7 +182,7 @@ inline Slot FirstLayerSlotOf(uint64_t h, const Sections& s) {
 // Plane b of a line with `columns` columns: bits [b C, b C + C) of bytes
 // 0..62, read as one 16-byte load at a byte offset of at most 48 (so the
 // load never leaves the line) and a shift of the rest.
-inline Bits128 LoadPlane(const unsigned char* line, int bit_offset) {
+__attribute__((always_inline)) inline Bits128 LoadPlane(const unsigned char* line, int bit_offset) {
   int byte = bit_offset >> 3;
   if (byte > 48) byte = 48;
   unsigned shift = static_cast<unsigned>(bit_offset - 8 * byte);

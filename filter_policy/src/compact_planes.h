@@ -22,7 +22,8 @@
 namespace linebloom::internal::compact {
 
 // The portable form, one plane at a time.
-inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int planes, int columns) {
+__attribute__((always_inline)) inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int planes,
+                                                              int columns) {
   uint32_t answer = 0;
   for (int b = 0, at = 0; b < planes; ++b, at += columns) {
     answer |= static_cast<uint32_t>(Parity(LoadPlane(line, at) & row)) << b;
@@ -41,7 +42,8 @@ static_assert(ColumnsFor(kNarrowFromFingerprintBits) <= 57 && ColumnsFor(kNarrow
 // shift o - 8 * byte stays below 8, or past the clamp (o >= 448, and
 // o + C <= 504) below 56 - C.
 //   simple form: AnswerPortable(line, Bits128{row, 0}, planes, columns)
-inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, int planes, int columns) {
+__attribute__((always_inline)) inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, int planes,
+                                                                    int columns) {
   uint32_t answer = 0;
   for (int b = 0, at = 0; b < planes; ++b, at += columns) {
     const int byte = std::min(at >> 3, 56);
@@ -55,6 +57,10 @@ inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, in
 // True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, DQ,
 // VBMI, VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
+// True when the CPU has what the portable form's scalar build for x86-64
+// CPUs of the last decade uses (POPCNT for the parities, BMI2 for the
+// shifts; every CPU with AVX2 has them): LINEBLOOM_COMPACT_SCALAR_X86.
+bool CompactScalarX86Supported();
 
 // For a plane count R, per group of eight planes: for lane j (plane
 // 8g + j), the byte indices of the three 8-byte words of the line that
@@ -95,6 +101,9 @@ inline constexpr auto kPlaneLayouts = [] {
 }();
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// The portable form compiled for POPCNT and BMI2: a parity is one POPCNT
+// where the baseline x86-64 build counts bits in a dozen instructions.
+#define LINEBLOOM_COMPACT_SCALAR_X86 __attribute__((target("popcnt,bmi,bmi2,lzcnt")))
 #define LINEBLOOM_COMPACT_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
 

@@ -27,6 +27,26 @@ bool UseAvx512(bool supported) {
 #endif
 }
 
+// The portable form built for POPCNT and BMI2, where the kernel is not
+// the portable one and the CPU has them.
+bool UseScalarX86() {
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+  return internal::CurrentKernel() != Kernel::kPortable && internal::compact::CompactScalarX86Supported();
+#else
+  return false;
+#endif
+}
+
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+LINEBLOOM_COMPACT_SCALAR_X86 bool QueryScalarX86(const CompactFilterReader& r, uint64_t hash) {
+  return CompactQuery::Query<Portable>(r, hash);
+}
+LINEBLOOM_COMPACT_SCALAR_X86 void BatchScalarX86(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
+                                                 bool* out) {
+  CompactQuery::Batch<Portable>(r, hashes, n, out);
+}
+#endif
+
 #if defined(LINEBLOOM_COMPACT_AVX512)
 using Avx512 = CompactQuery::Avx512Form;
 
@@ -45,6 +65,9 @@ __attribute__((always_inline)) inline bool Dispatch(const CompactFilterReader& r
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (UseAvx512(avx512_supported)) return QueryAvx512(r, hash);
 #endif
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+  if (UseScalarX86()) return QueryScalarX86(r, hash);
+#endif
   return CompactQuery::Query<Portable>(r, hash);
 }
 
@@ -62,11 +85,18 @@ bool CompactFilterReader::MayContain(std::string_view key) const {
 void CompactFilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
   constexpr size_t kChunk = CompactQuery::kBatch;
   [[maybe_unused]] const bool avx512 = UseAvx512(use_avx512_);
+  [[maybe_unused]] const bool scalar_x86 = UseScalarX86();
   for (size_t begin = 0; begin < hashes.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, hashes.size() - begin);
 #if defined(LINEBLOOM_COMPACT_AVX512)
     if (avx512) {
       BatchAvx512(*this, hashes.data() + begin, n, out.data() + begin);
+      continue;
+    }
+#endif
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+    if (scalar_x86) {
+      BatchScalarX86(*this, hashes.data() + begin, n, out.data() + begin);
       continue;
     }
 #endif

@@ -183,8 +183,8 @@ struct CompactQuery {
         codes->rest[i] = code.rest;
       }
     }
-    static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
-                      const internal::compact::KeyCode& code) {
+    __attribute__((always_inline)) static bool Match(const CompactFilterReader& r, const unsigned char* line,
+                                                     unsigned forms, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
       const LineQuery q = LineQueryOf(r, line, forms, code);
       // A branch on the filter alone: where its lowest r is at least

@@ -129,23 +129,32 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
 // mixed filters among them (7.26: r = 7 and 6; 8.5: r = 8, whose low lines
 // of 7 planes have rows of more than 64 columns; 13.5: r = 12 and 11).
 TEST(CompactFilter, KernelsAnswerAlike) {
-  if (!KernelSupported(Kernel::kAvx512)) GTEST_SKIP() << "CPU lacks AVX-512";
   const Kernel before = ActiveKernel();
-  for (double bits : {5.5, 6.5, 7.26, 7.75, 8.5, 9.0, 11.5, 13.5, 14.0, 18.0, 24.0, 30.0}) {
-    const std::string bytes = BuildFromHashes(golden::RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
-    CompactFilterReader reader;
-    ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
-    std::mt19937_64 absent(5);
-    size_t positives = 0;
-    for (int q = 0; q < 200'000; ++q) {
-      const uint64_t h = absent();
-      ASSERT_TRUE(ForceKernel(Kernel::kPortable));
-      const bool portable = reader.MayContainHash(h);
-      ASSERT_TRUE(ForceKernel(Kernel::kAvx512));
-      ASSERT_EQ(reader.MayContainHash(h), portable) << "bits " << bits << " query " << q;
-      positives += portable;
+  for (Kernel kernel : {Kernel::kAvx2, Kernel::kAvx512}) {
+    if (!KernelSupported(kernel)) {
+      GTEST_LOG_(INFO) << KernelName(kernel) << " not supported here: skipped";
+      continue;
     }
-    RecordProperty("positives_at_" + std::to_string(static_cast<int>(bits)), std::to_string(positives));
+    for (double bits : {5.5, 6.5, 7.26, 7.75, 8.5, 9.0, 11.5, 13.5, 14.0, 18.0, 24.0, 30.0}) {
+      const std::string bytes = BuildFromHashes(golden::RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
+      CompactFilterReader reader;
+      ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
+      std::mt19937_64 absent(5);
+      size_t positives = 0;
+      for (int q = 0; q < 200'000; ++q) {
+        const uint64_t h = absent();
+        ASSERT_TRUE(ForceKernel(Kernel::kPortable));
+        const bool portable = reader.MayContainHash(h);
+        ASSERT_TRUE(ForceKernel(kernel));
+        ASSERT_EQ(reader.MayContainHash(h), portable) << KernelName(kernel) << " bits " << bits << " query " << q;
+        positives += portable;
+      }
+      // Some absent keys match up to 14 bits per key (a rate of about 2^-13
+      // or more): the answers compared are not all "no".
+      if (bits <= 14) {
+        EXPECT_GT(positives, 0u) << KernelName(kernel) << " bits " << bits;
+      }
+    }
   }
   ForceKernel(before);
 }

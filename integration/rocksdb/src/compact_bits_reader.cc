@@ -62,6 +62,23 @@ class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuer
   }
 };
 
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+// The portable form built for POPCNT and BMI2 (compact_planes.h); the
+// overrides carry the target, so the query is compiled into them.
+template <bool kSeedZero>
+class CompactScalarX86BitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_SCALAR_X86 bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(this->reader_,
+                                                                  internal::HashKeyTiered(View(key), this->seed()));
+  }
+  LINEBLOOM_COMPACT_SCALAR_X86 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
+#endif
+
 #if defined(LINEBLOOM_COMPACT_AVX512)
 // The overrides carry the form's target, so the query is compiled into them.
 template <bool kSeedZero>
@@ -96,6 +113,11 @@ template <template <bool> class Reader>
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (ActiveKernel() == Kernel::kAvx512 && internal::compact::CompactAvx512Supported()) {
     return NewFor<CompactAvx512BitsReader>(reader);
+  }
+#endif
+#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
+  if (ActiveKernel() != Kernel::kPortable && internal::compact::CompactScalarX86Supported()) {
+    return NewFor<CompactScalarX86BitsReader>(reader);
   }
 #endif
   return NewFor<CompactPortableBitsReader>(reader);
