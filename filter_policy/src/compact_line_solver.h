@@ -12,7 +12,11 @@
 // planes from the highest column down, with free columns 0. A line of C
 // columns holds about C - 1 keys: the i-th random row falls in the span of
 // the previous ones with probability 2^(i-C), and a dependent key fits
-// only if its fingerprint agrees, with probability 2^-R.
+// only if its fingerprint agrees, with probability 2^-R. The insertion
+// is the definition; lines of up to 128 keys are solved by Gauss-Jordan
+// elimination on the transposed system instead (compact_sweep.h with
+// AVX-512, compact_gauss_jordan.h elsewhere), which gives the same pivots,
+// threshold and planes without a chain of dependent steps per key.
 //
 // The keys are taken in order, and the first contradiction's order is the
 // line's threshold t: the keys of order >= t are bumped. The planes are
