@@ -31,6 +31,52 @@ __attribute__((always_inline)) inline uint32_t AnswerPortable(const unsigned cha
   return answer;
 }
 
+// Where plane b of a line of R planes is read from (AnswerPortableWindows):
+// the 8-byte words at bytes `first` and `second` and a right shift below 64
+// that brings the plane's first bit to bit 0 of the pair. A plane that
+// starts in bytes 0..48 is read from there and the next word (shift < 8);
+// one that starts in bytes 49..55 from bytes 48 and 56 (the second word
+// may not go past the line); one that starts at bit 448 or later (at most
+// 56 columns, so its row has no second word) from byte 56 alone, the bits
+// the funnel brings in above it meeting zero row bits.
+struct PlaneWindow {
+  uint8_t first, second, shift;
+};
+constexpr PlaneWindow PlaneWindowAt(int bit) {
+  if (bit < 8 * 49)
+    return {static_cast<uint8_t>(bit / 8), static_cast<uint8_t>(bit / 8 + 8), static_cast<uint8_t>(bit % 8)};
+  if (bit < 8 * 56) return {48, 56, static_cast<uint8_t>(bit - 8 * 48)};
+  return {56, 56, static_cast<uint8_t>(bit - 8 * 56)};
+}
+inline constexpr auto kPlaneWindows = [] {
+  std::array<std::array<PlaneWindow, kMaxPlanes>, kMaxPlanes + 1> all{};
+  for (int planes = kMinFingerprintBits; planes <= kMaxPlanes; ++planes) {
+    for (int b = 0; b < planes; ++b) all[planes][b] = PlaneWindowAt(b * ColumnsFor(planes));
+  }
+  return all;
+}();
+
+// The portable form for a line's own plane count (columns ColumnsFor(planes)),
+// each plane from its window: two loads and a funnel shift, no address
+// arithmetic and no 128-bit shift.
+//   simple form: AnswerPortable(line, row, planes, ColumnsFor(planes))
+__attribute__((always_inline)) inline uint32_t AnswerPortableWindows(const unsigned char* line, Bits128 row,
+                                                                     int planes) {
+  const PlaneWindow* window = kPlaneWindows[planes].data();
+  uint32_t answer = 0;
+  for (int b = 0; b < planes; ++b) {
+    uint64_t first, second;
+    std::memcpy(&first, line + window[b].first, sizeof(first));
+    std::memcpy(&second, line + window[b].second, sizeof(second));
+    const unsigned shift = window[b].shift & 63u;
+    const unsigned __int128 pair = static_cast<unsigned __int128>(second) << 64 | first;
+    const uint64_t lo = static_cast<uint64_t>(pair >> shift);
+    const uint64_t hi = second >> shift;
+    answer |= static_cast<uint32_t>(Parity(Bits128{lo & row.lo, hi & row.hi})) << b;
+  }
+  return answer;
+}
+
 // From this r on, every line's planes (r to r + E(r) of them) have at most 57
 // columns: with up to 7 bits of offset in its first byte, a plane then fits
 // one 8-byte word.

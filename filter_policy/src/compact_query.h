@@ -190,7 +190,7 @@ struct CompactQuery {
       // A branch on the filter alone: where its lowest r is at least
       // kNarrowFromFingerprintBits, every line's planes fit one word each.
       const uint32_t answer = r.narrow_planes_ ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
-                                               : c::AnswerPortable(line, q.row, q.planes, q.columns);
+                                               : c::AnswerPortableWindows(line, q.row, q.planes);
       return answer == c::FingerprintOf(code, q.planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {

@@ -41,6 +41,7 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       const Bits128 row = RowOf(KeyCode{rng(), rng()}, columns);
       const uint32_t expected = AnswerByDefinition(line, row, planes, columns);
       ASSERT_EQ(AnswerPortable(line, row, planes, columns), expected) << planes;
+      ASSERT_EQ(AnswerPortableWindows(line, row, planes), expected) << planes;
       if (columns <= 57) {
         ASSERT_EQ(AnswerPortableNarrow(line, row.lo, planes, columns), expected) << planes;
       }
