@@ -263,7 +263,6 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   reader->high_lines_ = sections.high_lines;
   reader->high_data_ = layers > 0 ? reader->layers_[0].data + size_t{64} * sections.low_lines : nullptr;
   const int low_r = mixed ? t.num_probes - 1 : t.num_probes;
-  reader->narrow_planes_ = low_r >= c::kNarrowFromFingerprintBits;
   reader->wide_rows_ = c::ColumnsFor(low_r) > 64;
   reader->one_extra_plane_ = !mixed && (!many_planes || c::MaxExtraPlanes(t.num_probes) == 1);
   const LineForms forms = LineFormsOf(t.num_probes, low_r, many_planes);

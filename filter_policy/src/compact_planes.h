@@ -77,29 +77,6 @@ __attribute__((always_inline)) inline uint32_t AnswerPortableWindows(const unsig
   return answer;
 }
 
-// From this r on, every line's planes (r to r + E(r) of them) have at most 57
-// columns: with up to 7 bits of offset in its first byte, a plane then fits
-// one 8-byte word.
-inline constexpr int kNarrowFromFingerprintBits = 9;
-static_assert(ColumnsFor(kNarrowFromFingerprintBits) <= 57 && ColumnsFor(kNarrowFromFingerprintBits - 1) > 57);
-
-// The portable form for planes of at most 57 columns: plane b is bits
-// [o, o + C), o = b C, of one 8-byte load at byte min(o / 8, 56). The
-// shift o - 8 * byte stays below 8, or past the clamp (o >= 448, and
-// o + C <= 504) below 56 - C.
-//   simple form: AnswerPortable(line, Bits128{row, 0}, planes, columns)
-__attribute__((always_inline)) inline uint32_t AnswerPortableNarrow(const unsigned char* line, uint64_t row, int planes,
-                                                                    int columns) {
-  uint32_t answer = 0;
-  for (int b = 0, at = 0; b < planes; ++b, at += columns) {
-    const int byte = std::min(at >> 3, 56);
-    uint64_t word;
-    std::memcpy(&word, line + byte, sizeof(word));
-    answer |= static_cast<uint32_t>(__builtin_parityll((word >> (at - 8 * byte)) & row)) << b;
-  }
-  return answer;
-}
-
 // True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, DQ,
 // VBMI, VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
@@ -149,7 +126,7 @@ inline constexpr auto kPlaneLayouts = [] {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // The portable form compiled for POPCNT and BMI2: a parity is one POPCNT
 // where the baseline x86-64 build counts bits in a dozen instructions.
-#define LINEBLOOM_COMPACT_SCALAR_X86 __attribute__((target("popcnt,bmi,bmi2,lzcnt")))
+#define LINEBLOOM_COMPACT_SCALAR_X86 __attribute__((target("popcnt,bmi,bmi2")))
 #define LINEBLOOM_COMPACT_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
 

@@ -187,10 +187,10 @@ struct CompactQuery {
                                                      unsigned forms, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
       const LineQuery q = LineQueryOf(r, line, forms, code);
-      // A branch on the filter alone: where its lowest r is at least
-      // kNarrowFromFingerprintBits, every line's planes fit one word each.
-      const uint32_t answer = r.narrow_planes_ ? c::AnswerPortableNarrow(line, q.row.lo, q.planes, q.columns)
-                                               : c::AnswerPortableWindows(line, q.row, q.planes);
+      // A branch on the filter alone: where no line's row has more than 64
+      // columns, the planes' second words need no masking.
+      const uint32_t answer = r.wide_rows_ ? c::AnswerPortableWindows(line, q.row, q.planes)
+                                           : c::AnswerPortableWindows(line, c::Bits128{q.row.lo, 0}, q.planes);
       return answer == c::FingerprintOf(code, q.planes);
     }
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {

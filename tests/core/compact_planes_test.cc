@@ -42,9 +42,6 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       const uint32_t expected = AnswerByDefinition(line, row, planes, columns);
       ASSERT_EQ(AnswerPortable(line, row, planes, columns), expected) << planes;
       ASSERT_EQ(AnswerPortableWindows(line, row, planes), expected) << planes;
-      if (columns <= 57) {
-        ASSERT_EQ(AnswerPortableNarrow(line, row.lo, planes, columns), expected) << planes;
-      }
 #if defined(LINEBLOOM_COMPACT_AVX512)
       // A line of `planes` planes is read by filters of r = planes and of
       // every r below it whose lines may have planes - r extra planes

@@ -164,7 +164,6 @@ class CompactFilterReader {
   uint32_t low_lines_ = 0;
   uint32_t high_lines_ = 0;
   bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
-  bool narrow_planes_ = false;   // every line's planes have at most 57 columns
   bool wide_rows_ = false;       // some line's rows have more than 64 columns
   bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
   const unsigned char* high_data_ = nullptr;
