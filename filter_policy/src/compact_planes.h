@@ -62,17 +62,19 @@ inline constexpr auto kPlaneWindows = [] {
 //   simple form: AnswerPortable(line, row, planes, ColumnsFor(planes))
 __attribute__((always_inline)) inline uint32_t AnswerPortableWindows(const unsigned char* line, Bits128 row,
                                                                      int planes) {
-  const PlaneWindow* window = kPlaneWindows[planes].data();
+  // From the last plane down, each answer bit shifted in at bit 0.
+  const PlaneWindow* const first_window = kPlaneWindows[planes].data();
   uint32_t answer = 0;
-  for (int b = 0; b < planes; ++b) {
+  for (const PlaneWindow* window = first_window + planes; window != first_window;) {
+    --window;
     uint64_t first, second;
-    std::memcpy(&first, line + window[b].first, sizeof(first));
-    std::memcpy(&second, line + window[b].second, sizeof(second));
-    const unsigned shift = window[b].shift & 63u;
+    std::memcpy(&first, line + window->first, sizeof(first));
+    std::memcpy(&second, line + window->second, sizeof(second));
+    const unsigned shift = window->shift & 63u;
     const unsigned __int128 pair = static_cast<unsigned __int128>(second) << 64 | first;
     const uint64_t lo = static_cast<uint64_t>(pair >> shift);
     const uint64_t hi = second >> shift;
-    answer |= static_cast<uint32_t>(Parity(Bits128{lo & row.lo, hi & row.hi})) << b;
+    answer = answer << 1 | static_cast<uint32_t>(Parity(Bits128{lo & row.lo, hi & row.hi}));
   }
   return answer;
 }
