@@ -75,8 +75,9 @@ struct Avx2Bits {
     }
   }
   // A swap of blocks of kHalf = 2 or 1 bits: row k + kHalf is in the same
-  // register, its words moved over row k's by kSwap (and back), and
-  // kUpper picks the rows of the register that take the moved bits.
+  // register, its words moved over row k's by a permute (and the result
+  // back), and kUpper picks the rows of the register that take the moved
+  // bits.
   template <int kHalf, int kUpper>
   LINEBLOOM_GJ_AVX2 static void SwapWithin(uint64_t* w, uint64_t low_half) {
     const __m256i m = _mm256_set1_epi64x(static_cast<long long>(low_half));
@@ -105,8 +106,9 @@ struct Avx2Bits {
     for (int w = 0; w < kWords; ++w) add[w] = _mm256_set1_epi64x(static_cast<long long>(others[w]));
     for (int q = from & ~3; q < to; q += 4) {
       const __m256i not_held = _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[pw] + q), pivot), _mm256_setzero_si256());
-      for (int w = 0; w < kWords; ++w)
+      for (int w = 0; w < kWords; ++w) {
         Store(lane[w] + q, _mm256_xor_si256(Load(lane[w] + q), _mm256_andnot_si256(not_held, add[w])));
+      }
     }
   }
   LINEBLOOM_GJ_AVX2 static __m256i Load(const uint64_t* p) {
