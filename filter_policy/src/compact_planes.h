@@ -2,9 +2,10 @@
 //
 // The answer of one compact-filter line to a key's row (compact_layout.h):
 // bit b = parity(plane b AND row), for the R planes of C = floor(504 / R)
-// bits each. Two forms that read the same bytes and give the same answer:
-// the portable loop, and an AVX-512 form that answers eight planes at once.
-// Internal header.
+// bits each. Forms that read the same bytes and give the same answer: the
+// portable loop (AnswerPortable, the simple form, and AnswerPortableWindows,
+// which the queries use), and an AVX-512 form that answers eight planes at
+// once. Internal header.
 
 #pragma once
 
@@ -21,7 +22,8 @@
 
 namespace linebloom::internal::compact {
 
-// The portable form, one plane at a time.
+// The portable form, one plane at a time: the simple form of
+// AnswerPortableWindows.
 __attribute__((always_inline)) inline uint32_t AnswerPortable(const unsigned char* line, Bits128 row, int planes,
                                                               int columns) {
   uint32_t answer = 0;

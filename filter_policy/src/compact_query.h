@@ -174,7 +174,7 @@ struct CompactQuery {
     }
   }
 
-  // The portable form: one plane at a time (AnswerPortable).
+  // The portable form: one plane at a time (AnswerPortableWindows).
   struct PortableForm {
     static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) {
       for (size_t i = 0; i < n; ++i) {
