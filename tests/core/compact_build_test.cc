@@ -184,6 +184,51 @@ TEST_F(CompactBuildTest, SweepMatchesItsDefinition) {
   });
 }
 
+// A solve of the reduced form (SolveReduced, SolveGaussJordan).
+using SolveFn = size_t (*)(const uint64_t*, const uint64_t*, size_t, int, int, int8_t*, internal::compact::PlaneSet*,
+                           bool);
+
+// Checks that `solve` finds the definition's pivots and first
+// contradiction, the planes back substitution finds from the definition's
+// pivots (all of them, where equations contradict too), and, asked only
+// whether every equation fits, the same answer and the same planes where
+// they all do; and that it leaves the equations as they were. Returns
+// whether every equation fits.
+bool ExpectSolveMatchesDefinition(SolveFn solve, int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
+  namespace c = internal::compact;
+  std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
+  std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
+  const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
+  const std::vector<uint64_t> given_lo(lo, lo + count), given_hi(hi, hi + count);
+  int8_t pivot_of[128];
+  c::PlaneSet solution;
+  EXPECT_EQ(solve(lo, hi, count, columns, planes, pivot_of, &solution, false), expected) << planes << " " << count;
+  for (int p = 0; p < columns; ++p) EXPECT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
+  EXPECT_EQ(std::vector<uint64_t>(lo, lo + count), given_lo);
+  EXPECT_EQ(std::vector<uint64_t>(hi, hi + count), given_hi);
+  c::Bits128 rows[128];
+  uint32_t fps[128];
+  c::Bits128 filled;
+  const c::Bits128 row_mask = c::LowMask(columns);
+  for (int p = 0; p < columns; ++p) {
+    if (ref_pivot_of[p] < 0) continue;
+    const size_t i = static_cast<size_t>(ref_pivot_of[p]);
+    rows[p] = c::Bits128{ref_lo[i], columns > 64 ? ref_hi[i] : 0} & row_mask;
+    fps[p] = static_cast<uint32_t>(columns > 64 ? ref_hi[i] >> (columns - 64) : ref_hi[i]);
+    (p < 64 ? filled.lo : filled.hi) |= uint64_t{1} << (p & 63);
+  }
+  const c::PlaneSet expected_planes = c::BackSubstitutePortable(c::PivotSystem{rows, fps, filled, columns, planes});
+  for (int b = 0; b < planes; ++b) {
+    EXPECT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+  }
+  c::PlaneSet fitted;
+  EXPECT_EQ(solve(lo, hi, count, columns, planes, pivot_of, &fitted, true), expected) << planes << " " << count;
+  for (int b = 0; expected == count && b < planes; ++b) {
+    EXPECT_EQ(fitted.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
+  }
+  return expected == count;
+}
+
 // The reduced solve finds the definition's pivots and first contradiction,
 // and the planes that back substitution finds from the definition's pivots
 // (all of them, where equations contradict too); it leaves the equations
@@ -198,41 +243,8 @@ TEST_F(CompactBuildTest, SolveReducedMatchesTheSweepAndBackSubstitution) {
       ASSERT_TRUE((count > 64 && columns < 63) || columns > 84) << planes << " " << count;
       return;
     }
-    std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
-    std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
-    const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
-    const std::vector<uint64_t> given_lo(lo, lo + count), given_hi(hi, hi + count);
-    int8_t pivot_of[128];
-    c::PlaneSet solution;
-    ASSERT_EQ(c::SolveReduced(lo, hi, count, columns, planes, pivot_of, &solution, false), expected)
-        << planes << " " << count;
-    for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
-    ASSERT_EQ(std::vector<uint64_t>(lo, lo + count), given_lo);
-    ASSERT_EQ(std::vector<uint64_t>(hi, hi + count), given_hi);
-    ++(expected < count ? contradicted : solved);
-    c::Bits128 rows[128];
-    uint32_t fps[128];
-    c::Bits128 filled;
-    const c::Bits128 row_mask = c::LowMask(columns);
-    for (int p = 0; p < columns; ++p) {
-      if (ref_pivot_of[p] < 0) continue;
-      const size_t i = static_cast<size_t>(ref_pivot_of[p]);
-      rows[p] = c::Bits128{ref_lo[i], columns > 64 ? ref_hi[i] : 0} & row_mask;
-      fps[p] = static_cast<uint32_t>(columns > 64 ? ref_hi[i] >> (columns - 64) : ref_hi[i]);
-      (p < 64 ? filled.lo : filled.hi) |= uint64_t{1} << (p & 63);
-    }
-    const c::PlaneSet expected_planes = c::BackSubstitutePortable(c::PivotSystem{rows, fps, filled, columns, planes});
-    for (int b = 0; b < planes; ++b) {
-      ASSERT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
-    }
-    // Asked only whether every equation fits: the same answer, and the
-    // same planes where they all do.
-    c::PlaneSet fitted;
-    ASSERT_EQ(c::SolveReduced(lo, hi, count, columns, planes, pivot_of, &fitted, true), expected)
-        << planes << " " << count;
-    for (int b = 0; expected == count && b < planes; ++b) {
-      ASSERT_EQ(fitted.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
-    }
+    ++(ExpectSolveMatchesDefinition(&c::SolveReduced, planes, columns, count, lo, hi) ? solved : contradicted);
+    ASSERT_FALSE(::testing::Test::HasFailure()) << planes << " " << count;
   });
   EXPECT_GT(solved, 500u);  // 700 of these systems hold every equation
   EXPECT_GT(contradicted, 100u);
@@ -251,38 +263,8 @@ TEST_F(CompactBuildTest, GaussJordanMatchesTheSweepAndBackSubstitution) {
     }
     size_t solved = 0, contradicted = 0;
     ForEachSweepSystem(81, [&](int planes, int columns, size_t count, uint64_t* lo, uint64_t* hi) {
-      std::vector<uint64_t> ref_lo(lo, lo + count), ref_hi(hi, hi + count);
-      std::vector<int> ref_pivot_of(static_cast<size_t>(columns));
-      const size_t expected = SweepByDefinition(ref_lo, ref_hi, count, columns, ref_pivot_of);
-      const std::vector<uint64_t> given_lo(lo, lo + count), given_hi(hi, hi + count);
-      int8_t pivot_of[128];
-      c::PlaneSet solution;
-      ASSERT_EQ(c::SolveGaussJordan(lo, hi, count, columns, planes, pivot_of, &solution, false), expected)
-          << planes << " " << count;
-      for (int p = 0; p < columns; ++p) ASSERT_EQ(pivot_of[p], ref_pivot_of[p]) << planes << " " << count << " " << p;
-      ASSERT_EQ(std::vector<uint64_t>(lo, lo + count), given_lo);
-      ASSERT_EQ(std::vector<uint64_t>(hi, hi + count), given_hi);
-      ++(expected < count ? contradicted : solved);
-      c::Bits128 rows[128];
-      uint32_t fps[128];
-      c::Bits128 filled;
-      const c::Bits128 row_mask = c::LowMask(columns);
-      for (int p = 0; p < columns; ++p) {
-        if (ref_pivot_of[p] < 0) continue;
-        const size_t i = static_cast<size_t>(ref_pivot_of[p]);
-        rows[p] = c::Bits128{ref_lo[i], columns > 64 ? ref_hi[i] : 0} & row_mask;
-        fps[p] = static_cast<uint32_t>(columns > 64 ? ref_hi[i] >> (columns - 64) : ref_hi[i]);
-        (p < 64 ? filled.lo : filled.hi) |= uint64_t{1} << (p & 63);
-      }
-      const c::PlaneSet expected_planes = c::BackSubstitutePortable(c::PivotSystem{rows, fps, filled, columns, planes});
-      for (int b = 0; b < planes; ++b) {
-        ASSERT_EQ(solution.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
-      }
-      c::PlaneSet fitted;
-      ASSERT_EQ(c::SolveGaussJordan(lo, hi, count, columns, planes, pivot_of, &fitted, true), expected);
-      for (int b = 0; expected == count && b < planes; ++b) {
-        ASSERT_EQ(fitted.planes[b], expected_planes.planes[b]) << planes << " " << count << " plane " << b;
-      }
+      ++(ExpectSolveMatchesDefinition(&c::SolveGaussJordan, planes, columns, count, lo, hi) ? solved : contradicted);
+      ASSERT_FALSE(::testing::Test::HasFailure()) << planes << " " << count;
     });
     EXPECT_GT(solved, 500u) << KernelName(kernel);  // 668 of these systems hold every equation
     EXPECT_GT(contradicted, 1000u) << KernelName(kernel);
