@@ -16,6 +16,16 @@ bool CompactAvx512Supported() {
 #endif
 }
 
+bool CompactAvx2Supported() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+                                __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+  return supported;
+#else
+  return false;
+#endif
+}
+
 bool CompactScalarX86Supported() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool supported =

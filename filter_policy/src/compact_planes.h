@@ -198,6 +198,136 @@ LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned ch
   if (PlaneGroupsFor(r) == 3) return AnswerAvx512Groups<3>(line, row, planes);
   return AnswerAvx512Groups<4>(line, row, planes);
 }
+
+// The AVX2 form: every plane's answer from one carry-less product of the
+// line with the row reversed. With s = the row's C bits reversed (bit i of
+// s = bit C - 1 - i of the row), the product P = line * s over GF(2) has
+//     bit k of P = XOR over j of row_j AND line bit (k - C + 1 + j),
+// so at k = (b + 1) C - 1 it is parity(row AND plane b), answer bit b, for
+// every b at once; the row's bits above C are zero, so no other plane's
+// bit enters. Those k are at most 503, so only the product's low 512 bits
+// are formed: for the line's words L_0..L_7 and s's words s_0, s_1 (s_1
+// only where C > 64), Z_k = L_k s_0 + L_{k-1} s_1 (128 bits, at bit 64 k;
+// eight or sixteen PCLMULQDQ), and word w of P is the low half of Z_w
+// xor the high half of Z_{w-1}. The answer bits are then gathered eight
+// planes to a register: each lane takes the 32-bit word of P that holds
+// its bit (VPERMD from either half and a blend), shifts that bit to the
+// sign, and MOVMSKPS collects the signs. No step depends on the line's
+// plane count but the table row it reads, and the group count is fixed
+// per filter, as in the AVX-512 form.
+#define LINEBLOOM_COMPACT_AVX2 __attribute__((target("avx2,pclmul,popcnt,bmi,bmi2")))
+
+// True when the CPU has what the AVX2 form uses (AVX2, PCLMULQDQ, and BMI2,
+// which every AVX2 CPU has).
+bool CompactAvx2Supported();
+
+// For a plane count R, per group of eight planes (lane j: plane 8g + j):
+// the 32-bit word of the product's low 512 bits that holds the plane's
+// answer bit (its low 3 bits, for VPERMD, and the sign set where it is in
+// the upper 256 bits, for the blend), and the left shift that takes the
+// bit to the lane's sign. And the right shifts that align the reversed
+// row: s = reverse128(row) >> (128 - C) as a 128-bit shift by n = 128 - C
+// of words (lo, hi): lo >> n | hi << (64 - n) | hi >> (n - 64), hi >> n,
+// with the vector shifts' zero for a count of 64 or more standing in for
+// the branch on n < 64.
+struct alignas(32) ClmulGroup {
+  int32_t word[8];
+  uint32_t to_sign[8];
+};
+struct ClmulLayout {
+  ClmulGroup group[kMaxPlaneGroups];
+  alignas(16) uint64_t by_n[2], by_64_minus_n[2], by_n_minus_64[2];
+};
+
+constexpr ClmulLayout MakeClmulLayout(int planes) {
+  ClmulLayout layout{};
+  const int columns = ColumnsFor(planes);
+  for (int b = 0; b < planes; ++b) {
+    const int k = (b + 1) * columns - 1;
+    const int word = k / 32;
+    layout.group[b / 8].word[b % 8] = (word & 7) | (word >= 8 ? INT32_MIN : 0);
+    layout.group[b / 8].to_sign[b % 8] = static_cast<uint32_t>(31 - k % 32);
+  }
+  const uint64_t n = static_cast<uint64_t>(128 - columns);
+  layout.by_n[0] = n;
+  layout.by_64_minus_n[0] = 64 - n;  // wraps past 63 where n > 64: a zero shift result
+  layout.by_n_minus_64[0] = n - 64;  // likewise where n < 64
+  return layout;
+}
+
+inline constexpr auto kClmulLayouts = [] {
+  std::array<ClmulLayout, kMaxPlanes + 1> all{};
+  for (int planes = kMinFingerprintBits; planes <= kMaxPlanes; ++planes) all[planes] = MakeClmulLayout(planes);
+  return all;
+}();
+
+// kGroups: PlaneGroupsFor(r); kWide: some line of the filter has rows of
+// more than 64 columns (as for AnswerAvx512Groups). Answer bits at and
+// above `planes` are not defined. Callable only when CompactAvx2Supported().
+//   simple form: AnswerPortable(line, row, planes, ColumnsFor(planes))
+template <int kGroups, bool kWide = kGroups == 1>
+LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* line, Bits128 row, int planes) {
+  const ClmulLayout& layout = kClmulLayouts[planes];
+  // reverse128(row): the bytes reversed, then the bits of each byte, a
+  // nibble at a time by table.
+  __m128i s = _mm_set_epi64x(static_cast<long long>(row.hi), static_cast<long long>(row.lo));
+  s = _mm_shuffle_epi8(s, _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+  const __m128i nibble = _mm_set1_epi8(0x0F);
+  const __m128i reversed = _mm_setr_epi8(0x0, 0x8, 0x4, 0xC, 0x2, 0xA, 0x6, 0xE, 0x1, 0x9, 0x5, 0xD, 0x3, 0xB, 0x7, 0xF);
+  const __m128i reversed_up = _mm_slli_epi16(reversed, 4);  // each byte's value times 16
+  s = _mm_or_si128(_mm_shuffle_epi8(reversed_up, _mm_and_si128(s, nibble)),
+                   _mm_shuffle_epi8(reversed, _mm_and_si128(_mm_srli_epi16(s, 4), nibble)));
+  const __m128i high = _mm_srli_si128(s, 8);
+  const __m128i by_n_minus_64 = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n_minus_64));
+  if constexpr (kWide) {
+    const __m128i by_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n));
+    const __m128i by_64_minus_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_64_minus_n));
+    s = _mm_or_si128(_mm_or_si128(_mm_srl_epi64(s, by_n), _mm_sll_epi64(high, by_64_minus_n)),
+                     _mm_srl_epi64(high, by_n_minus_64));
+  } else {
+    s = _mm_srl_epi64(high, by_n_minus_64);  // C <= 64: the row reversed is in the high word
+  }
+  // Words 2j and 2j + 1 of the product, from Z_{2j - 1}, Z_{2j}, Z_{2j + 1}.
+  __m128i words[4];
+  __m128i z_before = _mm_setzero_si128(), s1_before = _mm_setzero_si128();
+  for (int j = 0; j < 4; ++j) {
+    const __m128i l = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line + 16 * j));
+    __m128i z0 = _mm_clmulepi64_si128(l, s, 0x00), z1 = _mm_clmulepi64_si128(l, s, 0x01);
+    if constexpr (kWide) {
+      const __m128i s1_0 = _mm_clmulepi64_si128(l, s, 0x10);
+      z0 = _mm_xor_si128(z0, s1_before);
+      z1 = _mm_xor_si128(z1, s1_0);
+      s1_before = _mm_clmulepi64_si128(l, s, 0x11);
+    }
+    // [high half of Z_{2j - 1}, low half of Z_{2j + 1}]
+    const __m128i across = _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(z_before), _mm_castsi128_pd(z1), 1));
+    words[j] = _mm_xor_si128(z0, across);
+    z_before = z1;
+  }
+  const __m256i low = _mm256_set_m128i(words[1], words[0]), upper = _mm256_set_m128i(words[3], words[2]);
+  uint32_t answer = 0;
+  for (int g = 0; g < kGroups; ++g) {
+    const __m256i word = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].word));
+    const __m256 from_low = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word));
+    const __m256 from_upper = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word));
+    const __m256i picked = _mm256_castps_si256(_mm256_blendv_ps(from_low, from_upper, _mm256_castsi256_ps(word)));
+    const __m256i to_sign = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].to_sign));
+    answer |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(picked, to_sign))))
+              << (8 * g);
+  }
+  return answer;
+}
+
+// AnswerAvx2Groups with the filter's group count (AnswerAvx512ForFilter).
+LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2ForFilter(const unsigned char* line, Bits128 row, int r, bool wide,
+                                                           int planes) {
+  if (PlaneGroupsFor(r) == 1) return AnswerAvx2Groups<1>(line, row, planes);
+  if (PlaneGroupsFor(r) == 2) {
+    return wide ? AnswerAvx2Groups<2, true>(line, row, planes) : AnswerAvx2Groups<2, false>(line, row, planes);
+  }
+  if (PlaneGroupsFor(r) == 3) return AnswerAvx2Groups<3>(line, row, planes);
+  return AnswerAvx2Groups<4>(line, row, planes);
+}
 #endif
 
 }  // namespace linebloom::internal::compact

@@ -42,22 +42,33 @@ TEST(CompactPlanes, BothFormsMatchTheDefinition) {
       const uint32_t expected = AnswerByDefinition(line, row, planes, columns);
       ASSERT_EQ(AnswerPortable(line, row, planes, columns), expected) << planes;
       ASSERT_EQ(AnswerPortableWindows(line, row, planes), expected) << planes;
-#if defined(LINEBLOOM_COMPACT_AVX512)
+#if defined(LINEBLOOM_COMPACT_AVX2)
       // A line of `planes` planes is read by filters of r = planes and of
       // every r below it whose lines may have planes - r extra planes
       // (E(r)), each in its own group count.
       const uint32_t low = (uint32_t{1} << planes) - 1;
-      for (int r = std::max(planes - kMaxExtraPlanes, kMinFingerprintBits); CompactAvx512Supported() && r <= planes;
-           ++r) {
+      for (int r = std::max(planes - kMaxExtraPlanes, kMinFingerprintBits); r <= planes; ++r) {
         if (r > kMaxFingerprintBits) break;
         if (planes - r > MaxExtraPlanes(r)) continue;
-        ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
-            << planes << " " << r;
+        if (CompactAvx2Supported()) {
+          ASSERT_EQ(AnswerAvx2ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
+              << planes << " " << r;
+        }
+        if (CompactAvx512Supported()) {
+          ASSERT_EQ(AnswerAvx512ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
+              << planes << " " << r;
+        }
+      }
+      // A mixed filter of r = 8: wide rows in its low section's lines (r -
+      // 1 = 7 planes) and two groups for its lines of 8 to 12.
+      if (CompactAvx2Supported() && planes <= 16) {
+        ASSERT_EQ((AnswerAvx2Groups<2, true>(line, row, planes) & low), expected) << planes;
       }
 #endif
     }
   }
-  if (!CompactAvx512Supported()) GTEST_LOG_(INFO) << "CPU lacks the compact AVX-512 form: the portable forms checked";
+  if (!CompactAvx2Supported()) GTEST_LOG_(INFO) << "CPU lacks the compact AVX2 form: the portable forms checked";
+  if (!CompactAvx512Supported()) GTEST_LOG_(INFO) << "CPU lacks the compact AVX-512 form";
 }
 
 // Every batch size, so the AVX-512 form's last, partial group of eight too.
