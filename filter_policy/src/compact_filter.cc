@@ -271,6 +271,7 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   std::memcpy(reader->form_mask_, forms.mask, sizeof(forms.mask));
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();
+  reader->use_avx2_ = internal::compact::CompactAvx2Supported();
   return {};
 }
 

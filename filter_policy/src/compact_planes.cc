@@ -26,14 +26,4 @@ bool CompactAvx2Supported() {
 #endif
 }
 
-bool CompactScalarX86Supported() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool supported =
-      __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
-  return supported;
-#else
-  return false;
-#endif
-}
-
 }  // namespace linebloom::internal::compact

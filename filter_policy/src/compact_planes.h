@@ -4,8 +4,9 @@
 // bit b = parity(plane b AND row), for the R planes of C = floor(504 / R)
 // bits each. Forms that read the same bytes and give the same answer: the
 // portable loop (AnswerPortable, the simple form, and AnswerPortableWindows,
-// which the queries use), and an AVX-512 form that answers eight planes at
-// once. Internal header.
+// which the portable queries use), an AVX2 form that takes every plane's
+// answer from one carry-less product, and an AVX-512 form that answers
+// eight planes at once. Internal header.
 
 #pragma once
 
@@ -84,10 +85,6 @@ __attribute__((always_inline)) inline uint32_t AnswerPortableWindows(const unsig
 // True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, DQ,
 // VBMI, VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
-// True when the CPU has what the portable form's scalar build for x86-64
-// CPUs of the last decade uses (POPCNT for the parities, BMI2 for the
-// shifts; every CPU with AVX2 has them): LINEBLOOM_COMPACT_SCALAR_X86.
-bool CompactScalarX86Supported();
 
 // For a plane count R, per group of eight planes: for lane j (plane
 // 8g + j), the byte indices of the three 8-byte words of the line that
@@ -128,9 +125,6 @@ inline constexpr auto kPlaneLayouts = [] {
 }();
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// The portable form compiled for POPCNT and BMI2: a parity is one POPCNT
-// where the baseline x86-64 build counts bits in a dozen instructions.
-#define LINEBLOOM_COMPACT_SCALAR_X86 __attribute__((target("popcnt,bmi,bmi2")))
 #define LINEBLOOM_COMPACT_AVX512 \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,avx512vpopcntdq,bmi2")))
 
@@ -273,7 +267,8 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* lin
   __m128i s = _mm_set_epi64x(static_cast<long long>(row.hi), static_cast<long long>(row.lo));
   s = _mm_shuffle_epi8(s, _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
   const __m128i nibble = _mm_set1_epi8(0x0F);
-  const __m128i reversed = _mm_setr_epi8(0x0, 0x8, 0x4, 0xC, 0x2, 0xA, 0x6, 0xE, 0x1, 0x9, 0x5, 0xD, 0x3, 0xB, 0x7, 0xF);
+  const __m128i reversed =
+      _mm_setr_epi8(0x0, 0x8, 0x4, 0xC, 0x2, 0xA, 0x6, 0xE, 0x1, 0x9, 0x5, 0xD, 0x3, 0xB, 0x7, 0xF);
   const __m128i reversed_up = _mm_slli_epi16(reversed, 4);  // each byte's value times 16
   s = _mm_or_si128(_mm_shuffle_epi8(reversed_up, _mm_and_si128(s, nibble)),
                    _mm_shuffle_epi8(reversed, _mm_and_si128(_mm_srli_epi16(s, 4), nibble)));

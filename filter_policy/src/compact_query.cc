@@ -27,23 +27,25 @@ bool UseAvx512(bool supported) {
 #endif
 }
 
-// The portable form built for POPCNT and BMI2, where the kernel is not
-// the portable one and the CPU has them.
-bool UseScalarX86() {
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-  return internal::CurrentKernel() != Kernel::kPortable && internal::compact::CompactScalarX86Supported();
+// The AVX2 form, where the kernel is not the portable one and the CPU has
+// what it uses.
+bool UseAvx2(bool supported) {
+#if defined(LINEBLOOM_COMPACT_AVX2)
+  return supported && internal::CurrentKernel() != Kernel::kPortable;
 #else
+  (void)supported;
   return false;
 #endif
 }
 
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-LINEBLOOM_COMPACT_SCALAR_X86 bool QueryScalarX86(const CompactFilterReader& r, uint64_t hash) {
-  return CompactQuery::Query<Portable>(r, hash);
+#if defined(LINEBLOOM_COMPACT_AVX2)
+using Avx2 = CompactQuery::Avx2Form;
+
+LINEBLOOM_COMPACT_AVX2 bool QueryAvx2(const CompactFilterReader& r, uint64_t hash) {
+  return CompactQuery::Query<Avx2>(r, hash);
 }
-LINEBLOOM_COMPACT_SCALAR_X86 void BatchScalarX86(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
-                                                 bool* out) {
-  CompactQuery::Batch<Portable>(r, hashes, n, out);
+LINEBLOOM_COMPACT_AVX2 void BatchAvx2(const CompactFilterReader& r, const uint64_t* hashes, size_t n, bool* out) {
+  CompactQuery::Batch<Avx2>(r, hashes, n, out);
 }
 #endif
 
@@ -61,22 +63,22 @@ LINEBLOOM_COMPACT_AVX512 void BatchAvx512(const CompactFilterReader& r, const ui
 // The query with the form the kernel allows; inline in both entry points,
 // so that MayContain makes one call, to the form's query.
 __attribute__((always_inline)) inline bool Dispatch(const CompactFilterReader& r, bool avx512_supported,
-                                                    uint64_t hash) {
+                                                    bool avx2_supported, uint64_t hash) {
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (UseAvx512(avx512_supported)) return QueryAvx512(r, hash);
 #endif
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-  if (UseScalarX86()) return QueryScalarX86(r, hash);
+#if defined(LINEBLOOM_COMPACT_AVX2)
+  if (UseAvx2(avx2_supported)) return QueryAvx2(r, hash);
 #endif
   return CompactQuery::Query<Portable>(r, hash);
 }
 
 }  // namespace
 
-bool CompactFilterReader::MayContainHash(uint64_t hash) const { return Dispatch(*this, use_avx512_, hash); }
+bool CompactFilterReader::MayContainHash(uint64_t hash) const { return Dispatch(*this, use_avx512_, use_avx2_, hash); }
 
 bool CompactFilterReader::MayContain(std::string_view key) const {
-  return Dispatch(*this, use_avx512_, internal::HashKeyTiered(key, seed_));
+  return Dispatch(*this, use_avx512_, use_avx2_, internal::HashKeyTiered(key, seed_));
 }
 
 // A batch in chunks of up to CompactQuery::kBatch (a MultiGet batch is at
@@ -85,7 +87,7 @@ bool CompactFilterReader::MayContain(std::string_view key) const {
 void CompactFilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, std::span<bool> out) const {
   constexpr size_t kChunk = CompactQuery::kBatch;
   [[maybe_unused]] const bool avx512 = UseAvx512(use_avx512_);
-  [[maybe_unused]] const bool scalar_x86 = UseScalarX86();
+  [[maybe_unused]] const bool avx2 = UseAvx2(use_avx2_);
   for (size_t begin = 0; begin < hashes.size(); begin += kChunk) {
     const size_t n = std::min(kChunk, hashes.size() - begin);
 #if defined(LINEBLOOM_COMPACT_AVX512)
@@ -94,9 +96,9 @@ void CompactFilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, 
       continue;
     }
 #endif
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-    if (scalar_x86) {
-      BatchScalarX86(*this, hashes.data() + begin, n, out.data() + begin);
+#if defined(LINEBLOOM_COMPACT_AVX2)
+    if (avx2) {
+      BatchAvx2(*this, hashes.data() + begin, n, out.data() + begin);
       continue;
     }
 #endif

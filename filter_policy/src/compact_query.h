@@ -103,7 +103,7 @@ struct CompactQuery {
   }
 
   // The query of a filter with at least one layer, with the line's answer
-  // `Form` (PortableForm, Avx512Form).
+  // `Form` (PortableForm, Avx2Form, Avx512Form).
   template <class Form>
   __attribute__((always_inline)) static bool QueryLayered(const CompactFilterReader& r, uint64_t hash) {
     if (r.low_threshold_ == 0) return QueryLocated<Form, false>(r, hash);
@@ -198,6 +198,26 @@ struct CompactQuery {
       return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
+
+#if defined(LINEBLOOM_COMPACT_AVX2)
+  // The AVX2 form (AnswerAvx2ForFilter): the planes from one carry-less
+  // product in the filter's fixed number of groups of eight, so nothing
+  // branches on the line's plane count.
+  struct Avx2Form {
+    static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) { PortableForm::CodesOf(hashes, n, codes); }
+    LINEBLOOM_COMPACT_AVX2 static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
+                                             const internal::compact::KeyCode& code) {
+      namespace c = internal::compact;
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerAvx2ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
+      return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
+    }
+    LINEBLOOM_COMPACT_AVX2 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
+      const unsigned char* line = FindBumpedLine(r, hash);
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
+    }
+  };
+#endif
 
 #if defined(LINEBLOOM_COMPACT_AVX512)
   // The AVX-512 form (AnswerAvx512ForFilter): the planes in the filter's

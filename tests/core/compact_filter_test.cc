@@ -123,8 +123,9 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
   EXPECT_EQ(CompactFilterReader::Parse(bytes, &compact).error, ParseError::kUnsupportedVersion);
 }
 
-// Lines answer through the portable loop or the AVX-512 form (chosen by the
-// process-wide kernel); both read the same bits, for every plane count:
+// Lines answer through the portable loop, the AVX2 form or the AVX-512
+// form (chosen by the process-wide kernel); all read the same bits, for
+// every plane count:
 // the settings below give r from 5 to 27, and lines of r and r + 1 planes,
 // mixed filters among them (7.26: r = 7 and 6; 8.5: r = 8, whose low lines
 // of 7 planes have rows of more than 64 columns; 13.5: r = 12 and 11).

@@ -166,6 +166,7 @@ class CompactFilterReader {
   bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
   bool wide_rows_ = false;       // some line's rows have more than 64 columns
   bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
+  bool use_avx2_ = false;        // the CPU has the compact AVX2 form
   const unsigned char* high_data_ = nullptr;
   // The planes and columns of a line by its section and metadata byte m,
   // at index (low section ? 8 : 0) + (m >= 128 ? 4 : 0) + (m & 3): the

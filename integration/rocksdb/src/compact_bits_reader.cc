@@ -62,18 +62,18 @@ class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuer
   }
 };
 
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-// The portable form built for POPCNT and BMI2 (compact_planes.h); the
-// overrides carry the target, so the query is compiled into them.
+#if defined(LINEBLOOM_COMPACT_AVX2)
+// The AVX2 form (compact_planes.h); the overrides carry the target, so the
+// query is compiled into them.
 template <bool kSeedZero>
-class CompactScalarX86BitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero> {
+class CompactAvx2BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero> {
  public:
-  using CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero>::CompactBitsReaderBase;
-  LINEBLOOM_COMPACT_SCALAR_X86 bool MayMatch(const ::rocksdb::Slice& key) override {
-    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(this->reader_,
-                                                                  internal::HashKeyTiered(View(key), this->seed()));
+  using CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_AVX2 bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::Avx2Form>(this->reader_,
+                                                              internal::HashKeyTiered(View(key), this->seed()));
   }
-  LINEBLOOM_COMPACT_SCALAR_X86 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+  LINEBLOOM_COMPACT_AVX2 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
     this->MatchBatch(num_keys, keys, may_match);
   }
 };
@@ -115,9 +115,9 @@ template <template <bool> class Reader>
     return NewFor<CompactAvx512BitsReader>(reader);
   }
 #endif
-#if defined(LINEBLOOM_COMPACT_SCALAR_X86)
-  if (ActiveKernel() != Kernel::kPortable && internal::compact::CompactScalarX86Supported()) {
-    return NewFor<CompactScalarX86BitsReader>(reader);
+#if defined(LINEBLOOM_COMPACT_AVX2)
+  if (ActiveKernel() != Kernel::kPortable && internal::compact::CompactAvx2Supported()) {
+    return NewFor<CompactAvx2BitsReader>(reader);
   }
 #endif
   return NewFor<CompactPortableBitsReader>(reader);
