@@ -41,10 +41,14 @@ bool UseAvx2(bool supported) {
 #if defined(LINEBLOOM_COMPACT_AVX2)
 using Avx2 = CompactQuery::Avx2Form;
 
-LINEBLOOM_COMPACT_AVX2 bool QueryAvx2(const CompactFilterReader& r, uint64_t hash) {
+// flatten: the line's answer inlined too (Avx2Form::Match carries the
+// AVX2 target, so it cannot be always_inline into the form-generic
+// templates).
+LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) bool QueryAvx2(const CompactFilterReader& r, uint64_t hash) {
   return CompactQuery::Query<Avx2>(r, hash);
 }
-LINEBLOOM_COMPACT_AVX2 void BatchAvx2(const CompactFilterReader& r, const uint64_t* hashes, size_t n, bool* out) {
+LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) void BatchAvx2(const CompactFilterReader& r, const uint64_t* hashes,
+                                                               size_t n, bool* out) {
   CompactQuery::Batch<Avx2>(r, hashes, n, out);
 }
 #endif

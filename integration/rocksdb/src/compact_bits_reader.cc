@@ -64,16 +64,18 @@ class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuer
 
 #if defined(LINEBLOOM_COMPACT_AVX2)
 // The AVX2 form (compact_planes.h); the overrides carry the target, so the
-// query is compiled into them.
+// query is compiled into them, the line's answer too (flatten: a function of
+// that target cannot be always_inline into the form-generic templates).
 template <bool kSeedZero>
 class CompactAvx2BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero> {
  public:
   using CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero>::CompactBitsReaderBase;
-  LINEBLOOM_COMPACT_AVX2 bool MayMatch(const ::rocksdb::Slice& key) override {
+  LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
     return CompactQuery::QueryLayered<CompactQuery::Avx2Form>(this->reader_,
                                                               internal::HashKeyTiered(View(key), this->seed()));
   }
-  LINEBLOOM_COMPACT_AVX2 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+  LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) void MayMatch(int num_keys, ::rocksdb::Slice** keys,
+                                                                bool* may_match) override {
     this->MatchBatch(num_keys, keys, may_match);
   }
 };
