@@ -141,9 +141,12 @@ TEST(KvCrashTest, SigkillNeverLosesAnAcknowledgedPut) {
         if (oks++ == 0 && !killed) kill_at = Clock::now() + kill_delay;
       }
     }
+    // The child is dead (its stdout reached EOF), so the writer's next
+    // write fails and it returns; its pipe is closed only after it has, so
+    // no write can reach a descriptor number reused meanwhile.
     stop = true;
-    ::close(child.to_child);
     writer.join();
+    ::close(child.to_child);
     ::close(child.from_child);
     int status = 0;
     ::waitpid(child.pid, &status, 0);
