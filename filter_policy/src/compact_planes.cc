@@ -19,7 +19,8 @@ bool CompactAvx512Supported() {
 bool CompactAvx2Supported() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
-                                __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+                                __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+                                __builtin_cpu_supports("bmi2");
   return supported;
 #else
   return false;

@@ -85,6 +85,9 @@ __attribute__((always_inline)) inline uint32_t AnswerPortableWindows(const unsig
 // True when the CPU has what the AVX-512 form uses (AVX-512 F, BW, DQ,
 // VBMI, VBMI2 and VPOPCNTDQ, and BMI2, which every such CPU has).
 bool CompactAvx512Supported();
+// True when the CPU has what the AVX2 form uses (AVX2, PCLMULQDQ, POPCNT,
+// BMI1 and BMI2, which every AVX2 CPU has; LINEBLOOM_COMPACT_AVX2).
+bool CompactAvx2Supported();
 
 // For a plane count R, per group of eight planes: for lane j (plane
 // 8g + j), the byte indices of the three 8-byte words of the line that
@@ -198,8 +201,8 @@ LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned ch
 // s = bit C - 1 - i of the row), the product P = line * s over GF(2) has
 //     bit k of P = XOR over j of row_j AND line bit (k - C + 1 + j),
 // so at k = (b + 1) C - 1 it is parity(row AND plane b), answer bit b, for
-// every b at once; the row's bits above C are zero, so no other plane's
-// bit enters. Those k are at most 503, so only the product's low 512 bits
+// every b at once: s has C bits, so j < C and the line bits read are plane
+// b's alone. Those k are at most 503, so only the product's low 512 bits
 // are formed: for the line's words L_0..L_7 and s's words s_0, s_1 (s_1
 // only where C > 64), Z_k = L_k s_0 + L_{k-1} s_1 (128 bits, at bit 64 k;
 // eight or sixteen PCLMULQDQ), and word w of P is the low half of Z_w
@@ -210,10 +213,6 @@ LINEBLOOM_COMPACT_AVX512 inline uint32_t AnswerAvx512ForFilter(const unsigned ch
 // plane count but the table row it reads, and the group count is fixed
 // per filter, as in the AVX-512 form.
 #define LINEBLOOM_COMPACT_AVX2 __attribute__((target("avx2,pclmul,popcnt,bmi,bmi2")))
-
-// True when the CPU has what the AVX2 form uses (AVX2, PCLMULQDQ, and BMI2,
-// which every AVX2 CPU has).
-bool CompactAvx2Supported();
 
 // For a plane count R, per group of eight planes (lane j: plane 8g + j):
 // the 32-bit word of the product's low 512 bits that holds the plane's
@@ -266,46 +265,48 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* lin
   // nibble at a time by table.
   __m128i s = _mm_set_epi64x(static_cast<long long>(row.hi), static_cast<long long>(row.lo));
   s = _mm_shuffle_epi8(s, _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-  const __m128i nibble = _mm_set1_epi8(0x0F);
-  const __m128i reversed =
+  const __m128i low_nibble = _mm_set1_epi8(0x0F);
+  const __m128i reversed_nibble =
       _mm_setr_epi8(0x0, 0x8, 0x4, 0xC, 0x2, 0xA, 0x6, 0xE, 0x1, 0x9, 0x5, 0xD, 0x3, 0xB, 0x7, 0xF);
-  const __m128i reversed_up = _mm_slli_epi16(reversed, 4);  // each byte's value times 16
-  s = _mm_or_si128(_mm_shuffle_epi8(reversed_up, _mm_and_si128(s, nibble)),
-                   _mm_shuffle_epi8(reversed, _mm_and_si128(_mm_srli_epi16(s, 4), nibble)));
-  const __m128i high = _mm_srli_si128(s, 8);
+  const __m128i reversed_nibble_up = _mm_slli_epi16(reversed_nibble, 4);  // each byte's value times 16
+  s = _mm_or_si128(_mm_shuffle_epi8(reversed_nibble_up, _mm_and_si128(s, low_nibble)),
+                   _mm_shuffle_epi8(reversed_nibble, _mm_and_si128(_mm_srli_epi16(s, 4), low_nibble)));
+  const __m128i s_high = _mm_srli_si128(s, 8);
   const __m128i by_n_minus_64 = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n_minus_64));
   if constexpr (kWide) {
     const __m128i by_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n));
     const __m128i by_64_minus_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_64_minus_n));
-    s = _mm_or_si128(_mm_or_si128(_mm_srl_epi64(s, by_n), _mm_sll_epi64(high, by_64_minus_n)),
-                     _mm_srl_epi64(high, by_n_minus_64));
+    s = _mm_or_si128(_mm_or_si128(_mm_srl_epi64(s, by_n), _mm_sll_epi64(s_high, by_64_minus_n)),
+                     _mm_srl_epi64(s_high, by_n_minus_64));
   } else {
-    s = _mm_srl_epi64(high, by_n_minus_64);  // C <= 64: the row reversed is in the high word
+    s = _mm_srl_epi64(s_high, by_n_minus_64);  // C <= 64: the row reversed is in the high word
   }
   // Words 2j and 2j + 1 of the product, from Z_{2j - 1}, Z_{2j}, Z_{2j + 1}.
   __m128i words[4];
-  __m128i z_before = _mm_setzero_si128(), s1_before = _mm_setzero_si128();
+  __m128i previous_z = _mm_setzero_si128();         // Z_{2j - 1}
+  __m128i previous_times_s1 = _mm_setzero_si128();  // L_{2j - 1} s_1
   for (int j = 0; j < 4; ++j) {
-    const __m128i l = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line + 16 * j));
-    __m128i z0 = _mm_clmulepi64_si128(l, s, 0x00), z1 = _mm_clmulepi64_si128(l, s, 0x01);
+    const __m128i pair = _mm_loadu_si128(reinterpret_cast<const __m128i*>(line + 16 * j));  // L_{2j}, L_{2j + 1}
+    __m128i z_even = _mm_clmulepi64_si128(pair, s, 0x00), z_odd = _mm_clmulepi64_si128(pair, s, 0x01);
     if constexpr (kWide) {
-      const __m128i s1_0 = _mm_clmulepi64_si128(l, s, 0x10);
-      z0 = _mm_xor_si128(z0, s1_before);
-      z1 = _mm_xor_si128(z1, s1_0);
-      s1_before = _mm_clmulepi64_si128(l, s, 0x11);
+      const __m128i even_times_s1 = _mm_clmulepi64_si128(pair, s, 0x10);
+      z_even = _mm_xor_si128(z_even, previous_times_s1);
+      z_odd = _mm_xor_si128(z_odd, even_times_s1);
+      previous_times_s1 = _mm_clmulepi64_si128(pair, s, 0x11);
     }
     // [high half of Z_{2j - 1}, low half of Z_{2j + 1}]
-    const __m128i across = _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(z_before), _mm_castsi128_pd(z1), 1));
-    words[j] = _mm_xor_si128(z0, across);
-    z_before = z1;
+    const __m128i across = _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(previous_z), _mm_castsi128_pd(z_odd), 1));
+    words[j] = _mm_xor_si128(z_even, across);
+    previous_z = z_odd;
   }
-  const __m256i low = _mm256_set_m128i(words[1], words[0]), upper = _mm256_set_m128i(words[3], words[2]);
+  const __m256i product_low = _mm256_set_m128i(words[1], words[0]);   // bits 0..255
+  const __m256i product_high = _mm256_set_m128i(words[3], words[2]);  // bits 256..511
   uint32_t answer = 0;
   for (int g = 0; g < kGroups; ++g) {
-    const __m256i word = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].word));
-    const __m256 from_low = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word));
-    const __m256 from_upper = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(upper, word));
-    const __m256i picked = _mm256_castps_si256(_mm256_blendv_ps(from_low, from_upper, _mm256_castsi256_ps(word)));
+    const __m256i word_index = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].word));
+    const __m256 from_low = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_low, word_index));
+    const __m256 from_high = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_high, word_index));
+    const __m256i picked = _mm256_castps_si256(_mm256_blendv_ps(from_low, from_high, _mm256_castsi256_ps(word_index)));
     const __m256i to_sign = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].to_sign));
     answer |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(picked, to_sign))))
               << (8 * g);

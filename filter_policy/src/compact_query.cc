@@ -2,8 +2,8 @@
 //
 // CompactFilterReader's queries (compact_query.h). The form of the answer
 // (compact_planes.h) follows the process-wide kernel, read once per query
-// or batch: the AVX-512 entry points are compiled for those instructions as
-// a whole, so the query is inlined into each.
+// or batch: the AVX2 and AVX-512 entry points are compiled for those
+// instructions as a whole, so the query is inlined into each.
 
 #include <algorithm>
 

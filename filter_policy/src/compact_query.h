@@ -1,7 +1,7 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The compact filter's query (compact_layout.h), inline in two forms of the
-// line's answer (compact_planes.h), so that a caller bound to one form (the
+// The compact filter's query (compact_layout.h), inline in three forms of
+// the line's answer (compact_planes.h), so that a caller bound to one form (the
 // RocksDB plugin's readers) compiles hashing and answering into one
 // function; the API (compact_query.cc) picks the form per query from the
 // process-wide kernel. Internal header.
@@ -77,7 +77,7 @@ struct CompactQuery {
     return nullptr;
   }
 
-  // What both forms answer with: the line's plane count (its section's r,
+  // What every form answers with: the line's plane count (its section's r,
   // or r + e as its metadata byte says), its columns, and the key's row
   // masked to them. `forms`: Located::forms.
   struct LineQuery {

@@ -160,6 +160,7 @@ TEST(CompactFilter, KernelsAnswerAlike) {
   ForceKernel(before);
 }
 
+// Under every kernel the CPU has, so each form's batch is checked.
 TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
   const std::vector<uint64_t> keys = golden::RandomHashes(8, 30'000);
   const std::string bytes = BuildFromHashes(keys, 7.75);
@@ -167,15 +168,22 @@ TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
   ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
   std::vector<uint64_t> queries = golden::RandomHashes(9, 2'000);
   queries.insert(queries.end(), keys.begin(), keys.begin() + 2'000);  // stored keys among them
-  std::mt19937_64 rng(10);
-  for (size_t begin = 0; begin < queries.size();) {
-    const size_t n = std::min<size_t>(1 + rng() % 100, queries.size() - begin);
-    std::vector<char> answers(n);
-    std::span<bool> out(reinterpret_cast<bool*>(answers.data()), n);
-    reader.MayContainHashBatch(std::span<const uint64_t>(queries).subspan(begin, n), out);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], reader.MayContainHash(queries[begin + i])) << begin + i;
-    begin += n;
+  const Kernel before = ActiveKernel();
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+    if (!ForceKernel(kernel)) continue;
+    std::mt19937_64 rng(10);
+    for (size_t begin = 0; begin < queries.size();) {
+      const size_t n = std::min<size_t>(1 + rng() % 100, queries.size() - begin);
+      std::vector<char> answers(n);
+      std::span<bool> out(reinterpret_cast<bool*>(answers.data()), n);
+      reader.MayContainHashBatch(std::span<const uint64_t>(queries).subspan(begin, n), out);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[i], reader.MayContainHash(queries[begin + i])) << KernelName(kernel) << " " << begin + i;
+      }
+      begin += n;
+    }
   }
+  ForceKernel(before);
 }
 
 struct ModelCase {
