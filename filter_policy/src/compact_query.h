@@ -202,9 +202,9 @@ struct CompactQuery {
 #if defined(LINEBLOOM_COMPACT_AVX2)
   // The AVX2 form (AnswerAvx2ForFilter): the planes from one carry-less
   // product in the filter's fixed number of groups of eight, so nothing
-  // branches on the line's plane count.
-  struct Avx2Form {
-    static void CodesOf(const uint64_t* hashes, size_t n, Codes* codes) { PortableForm::CodesOf(hashes, n, codes); }
+  // branches on the line's plane count. The keys' codes as the portable
+  // form computes them.
+  struct Avx2Form : PortableForm {
     LINEBLOOM_COMPACT_AVX2 static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
                                              const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
