@@ -18,10 +18,11 @@
 
 namespace linebloom::bench {
 
-// e.g. "RocksDB 11.8.1 built-in Bloom (AVX2)".
-inline std::string BuiltinLabel() {
+// e.g. "RocksDB 11.8.1 built-in Bloom (AVX2)"; `filter` names the built-in
+// filter ("Bloom" or "Ribbon").
+inline std::string BuiltinLabel(const std::string& filter = "Bloom") {
   return "RocksDB " + std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
-         std::to_string(ROCKSDB_PATCH) + " built-in Bloom (" LINEBLOOM_ROCKSDB_ISA ")";
+         std::to_string(ROCKSDB_PATCH) + " built-in " + filter + " (" LINEBLOOM_ROCKSDB_ISA ")";
 }
 
 }  // namespace linebloom::bench

@@ -70,8 +70,8 @@ const SmallFilterCell* SmallFilterReport::Find(size_t keys_per_filter, const std
 }
 
 void SmallFilterReport::Print(FILE* out) const {
-  std::fprintf(out, "\nlinebloom plugin against %s; linebloom kernel %s; %zu-byte keys, %g bits/key.\n",
-               builtin_label_.c_str(), kernel_.c_str(), key_length_, bits_per_key_);
+  std::fprintf(out, "\nlinebloom plugin (%s) against %s; linebloom kernel %s; %zu-byte keys, %g bits/key.\n",
+               plugin_label_.c_str(), builtin_label_.c_str(), kernel_.c_str(), key_length_, bits_per_key_);
   std::fprintf(out,
                "Ratio = plugin time / built-in time, median of %d alternating repetitions within this run "
                "(min-max); below 1: the plugin is faster.\n\n",
@@ -157,8 +157,8 @@ void SmallFilterReport::PrintSummary(FILE* out) const {
 bool SmallFilterReport::WriteJson(const std::string& path) const {
   std::ofstream out(path);
   if (!out) return false;
-  out << "{\n  \"builtin\": \"" << builtin_label_ << "\",\n  \"kernel\": \"" << kernel_
-      << "\",\n  \"key_length\": " << key_length_ << ",\n  \"bits_per_key\": " << bits_per_key_
+  out << "{\n  \"plugin\": \"" << plugin_label_ << "\",\n  \"builtin\": \"" << builtin_label_ << "\",\n  \"kernel\": \""
+      << kernel_ << "\",\n  \"key_length\": " << key_length_ << ",\n  \"bits_per_key\": " << bits_per_key_
       << ",\n  \"reps\": " << reps_ << ",\n  \"cells\": [";
   for (size_t i = 0; i < cells_.size(); ++i) {
     const SmallFilterCell& c = cells_[i];

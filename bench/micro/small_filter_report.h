@@ -14,7 +14,8 @@
 
 namespace linebloom::bench {
 
-// Side 0 is linebloom's plugin, side 1 RocksDB's built-in Bloom filter.
+// Side 0 is linebloom's plugin, side 1 RocksDB's built-in filter (Bloom,
+// or Ribbon against the plugin's compact filter).
 struct SmallFilterCell {
   std::string metric;  // build, build_one_builder (ns/key), neg, pos (ns/query), batch<n> (ns/key)
   size_t keys_per_filter = 0;
@@ -27,8 +28,12 @@ struct SmallFilterCell {
 
 class SmallFilterReport {
  public:
-  SmallFilterReport(std::string builtin_label, std::string kernel, size_t key_length, double bits_per_key, int reps)
-      : builtin_label_(std::move(builtin_label)),
+  // `plugin_label` names the plugin's filter kind, `builtin_label` the
+  // built-in (BuiltinLabel()).
+  SmallFilterReport(std::string plugin_label, std::string builtin_label, std::string kernel, size_t key_length,
+                    double bits_per_key, int reps)
+      : plugin_label_(std::move(plugin_label)),
+        builtin_label_(std::move(builtin_label)),
         kernel_(std::move(kernel)),
         key_length_(key_length),
         bits_per_key_(bits_per_key),
@@ -46,7 +51,7 @@ class SmallFilterReport {
   void PrintQueries(FILE* out) const;
   void PrintSummary(FILE* out) const;
 
-  std::string builtin_label_, kernel_;
+  std::string plugin_label_, builtin_label_, kernel_;
   size_t key_length_;
   double bits_per_key_;
   int reps_;

@@ -2,7 +2,10 @@
 //
 // linebloom-small-filters: many small filters, as RocksDB queries them.
 // linebloom's RocksDB plugin against RocksDB's built-in Bloom filter
-// (format_version 5) of the RocksDB it is linked with, both built and
+// (format_version 5) of the RocksDB it is linked with -- or, with
+// --compact, the plugin's compact filter (compact_from_level -1: every
+// file) against RocksDB's Ribbon filter (NewRibbonFilterPolicy(b, -1)), both
+// of the same Bloom-equivalent bits per key b -- both built and
 // queried through RocksDB's calls (FilterBitsBuilder, the virtual
 // FilterBitsReader::MayMatch, and MayMatch(num_keys, keys, may_match) as
 // MultiGet calls it on one filter). For each number of keys per filter (a
@@ -15,6 +18,7 @@
 //   linebloom-small-filters                 full run (a few minutes)
 //   linebloom-small-filters --smoke         a few seconds (CTest)
 //   linebloom-small-filters --json out.json --keys_per_filter 3000 --working_sets_mb 16
+//   linebloom-small-filters --compact       compact against Ribbon
 
 #include <CLI/CLI.hpp>
 
@@ -49,6 +53,7 @@ struct Config {
   size_t queries = 1 << 20;     // per timing: single queries, or keys of batches
   size_t build_keys = 1 << 20;  // per build timing (whole filters, at least one)
   int reps = 9;
+  bool compact = false;   // the compact filter against Ribbon, not Bloom against Bloom
   std::string json_path;  // every repetition's timings, if set
 };
 
@@ -66,6 +71,7 @@ void AddFlags(CLI::App& app, Config& config) {
   app.add_option("--reps", config.reps, "alternating repetitions of every timing")->check(CLI::Range(1, 1000));
   app.add_option("--queries", config.queries, "queries (or batched keys) per timing")->check(CLI::Range(64, 1 << 26));
   app.add_option("--json", config.json_path, "also write every repetition's timings to this file");
+  app.add_flag("--compact", config.compact, "the plugin's compact filter against RocksDB's Ribbon filter");
 }
 
 // A few milliseconds in all (CTest).
@@ -218,9 +224,12 @@ void Run(const Config& config, SmallFilterReport& report) {
   rocksdb_plugin::LinebloomPolicyOptions plugin;
   plugin.bits_per_key = config.bits_per_key;
   plugin.hash_scheme = config.hash_scheme;
+  if (config.compact) plugin.compact_from_level = -1;
   const std::vector<std::shared_ptr<const ::rocksdb::FilterPolicy>> policies = {
       rocksdb_plugin::NewLinebloomFilterPolicy(plugin),
-      std::shared_ptr<const ::rocksdb::FilterPolicy>(::rocksdb::NewBloomFilterPolicy(config.bits_per_key, false))};
+      std::shared_ptr<const ::rocksdb::FilterPolicy>(
+          config.compact ? ::rocksdb::NewRibbonFilterPolicy(config.bits_per_key, -1)
+                         : ::rocksdb::NewBloomFilterPolicy(config.bits_per_key, false))};
   for (size_t keys_per_filter : config.keys_per_filter) {
     TimeBuild(config, policies, keys_per_filter, report);
     // One filter of each, to size the sets; then the largest set, of which
@@ -254,8 +263,9 @@ int main(int argc, char** argv) {
   if (smoke) linebloom::bench::MakeSmoke(config);
 
   using namespace linebloom::bench;
-  SmallFilterReport report(BuiltinLabel(), linebloom::KernelName(linebloom::ActiveKernel()), config.key_length,
-                           config.bits_per_key, config.reps);
+  SmallFilterReport report(config.compact ? "compact" : "Bloom", BuiltinLabel(config.compact ? "Ribbon" : "Bloom"),
+                           linebloom::KernelName(linebloom::ActiveKernel()), config.key_length, config.bits_per_key,
+                           config.reps);
   try {
     Run(config, report);
   } catch (const std::exception& e) {
