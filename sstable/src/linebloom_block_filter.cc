@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 #include <vector>
 
 #include "linebloom/bloom_math.h"
 #include "linebloom/filter_builder.h"
 #include "linebloom/foundation/coding.h"
+#include "linebloom/foundation/mutex.h"
 #include "linebloom/filter_reader.h"
 #include "linebloom/sstable/block_filter.h"
 #include "line_pair_filter.h"
@@ -66,6 +68,41 @@ int BestLinePairProbes(uint64_t keys, uint64_t filter_bytes) {
   return best;
 }
 
+// BestLinePairProbes's answers, process-wide. It is a function of its two
+// arguments alone and costs up to about 10^8 model steps, once per table,
+// at the table's first block: in a store, while the flush holds up the
+// writers. The tables of one store ask for few pairs (their first blocks
+// hold similar key counts), so after its first tables a store pays a
+// lookup. At most kMaxAnswers pairs are kept (then the memo starts over).
+class LinePairProbesMemo {
+ public:
+  int Get(uint64_t keys, uint64_t filter_bytes) {
+    const std::pair<uint64_t, uint64_t> pair{keys, filter_bytes};
+    {
+      MutexLock lock(&mu_);
+      const auto it = answers_.find(pair);
+      if (it != answers_.end()) return it->second;
+    }
+    // Outside the lock: tables built in parallel do not wait on each
+    // other's model (two may compute the same pair; they agree).
+    const int probes = BestLinePairProbes(keys, filter_bytes);
+    MutexLock lock(&mu_);
+    if (answers_.size() >= kMaxAnswers) answers_.clear();
+    answers_.emplace(pair, probes);
+    return probes;
+  }
+
+ private:
+  static constexpr size_t kMaxAnswers = 4096;
+  Mutex mu_;
+  std::map<std::pair<uint64_t, uint64_t>, int> answers_ LINEBLOOM_GUARDED_BY(mu_);
+};
+
+int MemoizedLinePairProbes(uint64_t keys, uint64_t filter_bytes) {
+  static LinePairProbesMemo memo;
+  return memo.Get(keys, filter_bytes);
+}
+
 class LinePairBuilder final : public BlockFilterBuilder {
  public:
   explicit LinePairBuilder(const FilterOptions& options)
@@ -80,7 +117,7 @@ class LinePairBuilder final : public BlockFilterBuilder {
     const uint64_t bytes = LinePairFilterBytes(hashes_.size(), bits_per_key_);
     // k is fixed for the whole table by its first non-empty filter: data
     // blocks of one table hold similar key counts.
-    if (probes_ == 0 && !hashes_.empty()) probes_ = BestLinePairProbes(hashes_.size(), bytes);
+    if (probes_ == 0 && !hashes_.empty()) probes_ = MemoizedLinePairProbes(hashes_.size(), bytes);
     std::string filter(bytes, '\0');
     for (uint64_t h : hashes_) internal::LinePairAdd(h, probes_, region_offset_, filter);
     hashes_.clear();
