@@ -20,22 +20,26 @@ FiniteBloomFpr::Chain& FiniteBloomFpr::ChainFor(uint64_t bits, int probes, uint6
     }
     c.fpr_given_keys.push_back(0.0);  // no key: no bit set, no match
   }
-  std::vector<double> next(m + 1);
   const double dm = static_cast<double>(m);
+  // One probe keeps X at x with probability x/m, else moves it to x + 1:
+  //   simple form: next[x] = law[x - 1] (1 - (x - 1)/m) + law[x] x/m
+  //   for every x, into a second array.
+  // In place from the top down, each law[x] is rewritten after law[x + 1]
+  // has read it, and only up to the highest state reached: X <= the number
+  // of probes so far. (The same sums, term for term: the same values.)
+  size_t top = std::min<size_t>(m, (c.fpr_given_keys.size() - 1) * static_cast<size_t>(probes));
   while (c.fpr_given_keys.size() <= keys) {
     for (int t = 0; t < probes; ++t) {
-      std::fill(next.begin(), next.end(), 0.0);
-      for (size_t x = 0; x <= m; ++x) {
-        const double p = c.law[x];
-        if (p == 0) continue;
+      top = std::min(m, top + 1);
+      for (size_t x = top; x > 0; --x) {
         const double stay = static_cast<double>(x) / dm;
-        next[x] += p * stay;
-        if (x < m) next[x + 1] += p * (1 - stay);
+        const double up = 1 - static_cast<double>(x - 1) / dm;
+        c.law[x] = c.law[x - 1] * up + c.law[x] * stay;
       }
-      c.law.swap(next);
+      c.law[0] = 0;  // at least one probe: at least one bit set
     }
     double fpr = 0;
-    for (size_t x = 0; x <= m; ++x) fpr += c.law[x] * c.hit_power[x];
+    for (size_t x = 0; x <= top; ++x) fpr += c.law[x] * c.hit_power[x];
     c.fpr_given_keys.push_back(fpr);
   }
   return c;
