@@ -26,7 +26,8 @@ FiniteBloomFpr::Chain& FiniteBloomFpr::ChainFor(uint64_t bits, int probes, uint6
   //   for every x, into a second array.
   // In place from the top down, each law[x] is rewritten after law[x + 1]
   // has read it, and only up to the highest state reached: X <= the number
-  // of probes so far. (The same sums, term for term: the same values.)
+  // of probes so far. (The same sums, term for term: the same values
+  // where the compiler does not fuse a multiply and an add.)
   size_t top = std::min<size_t>(m, (c.fpr_given_keys.size() - 1) * static_cast<size_t>(probes));
   while (c.fpr_given_keys.size() <= keys) {
     for (int t = 0; t < probes; ++t) {

@@ -69,7 +69,7 @@ int BestLinePairProbes(uint64_t keys, uint64_t filter_bytes) {
 }
 
 // BestLinePairProbes's answers, process-wide. It is a function of its two
-// arguments alone and costs up to about 10^8 model steps, once per table,
+// arguments alone and costs at most about 10^8 model steps, once per table,
 // at the table's first block: in a store, while the flush holds up the
 // writers. The tables of one store ask for few pairs (their first blocks
 // hold similar key counts), so after its first tables a store pays a
@@ -99,8 +99,10 @@ class LinePairProbesMemo {
 };
 
 int MemoizedLinePairProbes(uint64_t keys, uint64_t filter_bytes) {
-  static LinePairProbesMemo memo;
-  return memo.Get(keys, filter_bytes);
+  // Never destroyed (as LevelDB's default Env): a table may still be built
+  // on another thread while the process exits.
+  static LinePairProbesMemo* const memo = new LinePairProbesMemo;
+  return memo->Get(keys, filter_bytes);
 }
 
 class LinePairBuilder final : public BlockFilterBuilder {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -27,7 +28,7 @@ double EnumeratedStandard(int m, int n, int k) {
     for (uint64_t rest = o, t = 0; t < static_cast<uint64_t>(probes); ++t, rest /= static_cast<uint64_t>(m)) {
       set |= uint64_t{1} << (rest % static_cast<uint64_t>(m));
     }
-    sum += std::pow(static_cast<double>(__builtin_popcountll(set)) / m, k);
+    sum += std::pow(static_cast<double>(std::popcount(set)) / m, k);
   }
   return sum / static_cast<double>(outcomes);
 }
@@ -36,9 +37,10 @@ TEST(FiniteBloomFpr, StandardMatchesEveryProbeSequenceEnumerated) {
   FiniteBloomFpr model;
   for (int m : {1, 2, 3, 5, 8}) {
     for (int k : {1, 2, 3}) {
-      for (int n = 0; n * k <= 8 && n <= 4; ++n) {
+      // At most 5^8 sequences each.
+      for (int n = 0; n <= 4 && std::pow(m, n * k) <= std::pow(5, 8); ++n) {
         SCOPED_TRACE(testing::Message() << "m=" << m << " n=" << n << " k=" << k);
-        // The enumeration sums up to 5^8 terms: its rounding, not the model's.
+        // The tolerance is the enumeration's rounding over its 5^8 terms.
         EXPECT_NEAR(model.Standard(m, n, k), EnumeratedStandard(m, n, k), 1e-10);
       }
     }
@@ -97,11 +99,13 @@ TEST(FiniteBloomFpr, SplitIsTheBinomialMixtureOfItsParts) {
   EXPECT_DOUBLE_EQ(model.Split(keys, {{1, 1024}}, k), model.Standard(1024, keys, k));
 }
 
-// The chains are kept between calls: asking for fewer keys after more, or
-// another filter in between, answers as a fresh model does.
+// The chains are kept between calls: a chain extended to more keys, asking
+// for fewer keys after more, or another filter in between, answers as a
+// fresh model does.
 TEST(FiniteBloomFpr, AnswersDoNotDependOnTheOrderOfQuestions) {
   FiniteBloomFpr warm;
-  const double big = warm.Standard(300, 90, 5);
+  warm.Standard(300, 20, 5);
+  const double big = warm.Standard(300, 90, 5);  // the kept chain extended
   const double other = warm.Standard(200, 10, 3);
   const double small = warm.Standard(300, 20, 5);
   EXPECT_EQ(small, FiniteBloomFpr().Standard(300, 20, 5));

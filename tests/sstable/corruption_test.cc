@@ -421,8 +421,8 @@ TEST(StoredBlocks, MalformedLz4PayloadsAreCorruption) {
   Status s = internal::ReadStoredBlock("abcd", "f", 7, &scratch, &contents);
   EXPECT_TRUE(s.IsCorruption());
   EXPECT_EQ(s.message().rfind("f: offset 7: ", 0), 0u) << s.message();
-  // An uncompressed block's contents point into the stored bytes: they
-  // must outlive the read.
+  // An uncompressed block's contents point into the stored bytes, which
+  // must outlive `contents`.
   const std::string stored = forge("abc", 0);
   ASSERT_TRUE(internal::ReadStoredBlock(stored, "f", 7, &scratch, &contents).ok());
   EXPECT_EQ(contents, "abc");

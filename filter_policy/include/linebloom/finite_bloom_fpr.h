@@ -10,7 +10,7 @@
 // X_t be the number of distinct bits set after t probes. It is a Markov
 // chain: X_{t+1} = X_t + 1 with probability (m - X_t)/m, else X_t. Its law
 // after t = k n probes is computed exactly by dynamic programming over the
-// m + 1 states (O(k n m) operations). An absent key's k probes are
+// states reached (O(k n min(m, k n)) operations). An absent key's k probes are
 // independent of the filter and each hits a set bit with probability X/m,
 // so
 //     FPR_std(m, n, k) = E[(X_{kn} / m)^k] = sum_x P(X_{kn} = x) (x/m)^k.
