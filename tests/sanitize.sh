@@ -19,8 +19,7 @@
 # Both build at -O1 -g1: the sanitizers' recommended optimisation level, and
 # line tables only, which is all their stack traces print. The ASan build
 # then compiles in about half the time of RelWithDebInfo's -O2 -g, for
-# slightly slower tests (and -O1 keeps more stack objects apart, so
-# ASan sees more uses after scope).
+# slightly slower tests.
 # Usage: tests/sanitize.sh [asan|tsan|all]    (default all; env JOBS, default 2)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
