@@ -11,6 +11,7 @@
 
 #include "compact_build.h"
 #include "compact_layout.h"
+#include "compact_line_forms.h"
 #include "compact_planes.h"
 #include "key_hash.h"
 #include "linebloom/filter_builder.h"
@@ -179,30 +180,6 @@ bool ReadSections(const char* table_start, size_t layers, int r, bool mixed, c::
   return true;
 }
 
-// The reader's line forms (compact_filter.h): form 4 + (m & 3) of a line
-// with m >= 128 has e = min(4 - (m & 3), E(r)) planes above r from version
-// 5 on, one before; forms 0..3 (m < 128) none. Forms 8..15 are those of
-// the low section's lines, of r - 1 (`low_r`).
-struct LineForms {
-  uint8_t planes[16];
-  uint8_t columns[16];
-  uint64_t mask[16][2];
-};
-LineForms LineFormsOf(int r, int low_r, bool many_planes) {
-  LineForms forms;
-  for (int form = 0; form < 16; ++form) {
-    const int base = form < 8 ? r : low_r;
-    const int code = 4 - form % 4;
-    const int extra = form % 8 < 4 ? 0 : many_planes ? std::min(code, c::MaxExtraPlanes(base)) : 1;
-    forms.planes[form] = static_cast<uint8_t>(base + extra);
-    forms.columns[form] = static_cast<uint8_t>(c::ColumnsFor(base + extra));
-    const c::Bits128 mask = c::LowMask(forms.columns[form]);
-    forms.mask[form][0] = mask.lo;
-    forms.mask[form][1] = mask.hi;
-  }
-  return forms;
-}
-
 }  // namespace
 
 ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterReader* reader,
@@ -265,10 +242,7 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   const int low_r = mixed ? t.num_probes - 1 : t.num_probes;
   reader->wide_rows_ = c::ColumnsFor(low_r) > 64;
   reader->one_extra_plane_ = !mixed && (!many_planes || c::MaxExtraPlanes(t.num_probes) == 1);
-  const LineForms forms = LineFormsOf(t.num_probes, low_r, many_planes);
-  std::memcpy(reader->form_planes_, forms.planes, sizeof(forms.planes));
-  std::memcpy(reader->form_columns_, forms.columns, sizeof(forms.columns));
-  std::memcpy(reader->form_mask_, forms.mask, sizeof(forms.mask));
+  reader->forms_ = c::LineFormsFor(t.num_probes, mixed, many_planes);
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();
   reader->use_avx2_ = internal::compact::CompactAvx2Supported();

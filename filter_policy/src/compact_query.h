@@ -21,12 +21,17 @@
 
 #include "compact_avalanche.h"
 #include "compact_layout.h"
+#include "compact_line_forms.h"
 #include "compact_planes.h"
 #include "linebloom/compact_filter.h"
 
 namespace linebloom {
 
 struct CompactQuery {
+  // What a first-layer query reads ends with layers_[0].data, within the
+  // reader's first 56 bytes (compact_filter.h).
+  static_assert(offsetof(CompactFilterReader, layers_) + sizeof(const unsigned char*) <= 56);
+
   // A key's line in the first layer, its order there, and the first of
   // its section's forms (8 for a mixed filter's low section, else 0).
   struct Located {
@@ -43,9 +48,15 @@ struct CompactQuery {
   //   simple form: slot = FirstLayerSlotOf(hash, {low_threshold_,
   //   low_lines_, high_lines_}); line = layer 0 + 64 slot.line; forms =
   //   InLowSection ? 8 : 0
+  // A filter that is not mixed is all high section (high_data_ and
+  // high_lines_ are layer 0's), which keeps the query within the reader's
+  // first 56 bytes (compact_filter.h).
   template <bool kMixed>
   __attribute__((always_inline)) static Located LocateFirst(const CompactFilterReader& r, uint64_t hash) {
-    if (!kMixed) return LocateIn(r, 0, hash);
+    if (!kMixed) {
+      const internal::compact::Slot slot = internal::compact::SlotOf(hash, r.high_lines_);
+      return {r.high_data_ + size_t{64} * slot.line, slot.order, 0};
+    }
     const uint64_t low = uint64_t{0} - (static_cast<uint32_t>(hash) < r.low_threshold_);
     const uint32_t lines = r.high_lines_ ^ ((r.high_lines_ ^ r.low_lines_) & static_cast<uint32_t>(low));
     const auto high = reinterpret_cast<uintptr_t>(r.high_data_);
@@ -92,14 +103,14 @@ struct CompactQuery {
     // A filter whose lines have one extra plane at most (versions 3 and 4,
     // or r with E(r) = 1) takes the plane count in arithmetic: it heads the
     // chain to the line's plane layout. The branch depends on the filter.
+    const c::LineForms& f = *r.forms_;
     if (r.one_extra_plane_) {
       const unsigned extra = meta >> 7;
-      return {r.fingerprint_bits_ + static_cast<int>(extra), r.form_columns_[4 * extra],
-              c::RowOf(code, c::Bits128{r.form_mask_[4 * extra][0], r.form_mask_[4 * extra][1]})};
+      return {r.fingerprint_bits_ + static_cast<int>(extra), f.columns[4 * extra],
+              c::RowOf(code, c::Bits128{f.mask[4 * extra][0], f.mask[4 * extra][1]})};
     }
     const unsigned form = forms | ((meta >> 5) & 4) | (meta & 3);
-    return {r.form_planes_[form], r.form_columns_[form],
-            c::RowOf(code, c::Bits128{r.form_mask_[form][0], r.form_mask_[form][1]})};
+    return {f.planes[form], f.columns[form], c::RowOf(code, c::Bits128{f.mask[form][0], f.mask[form][1]})};
   }
 
   // The query of a filter with at least one layer, with the line's answer

@@ -28,6 +28,10 @@
 
 namespace linebloom {
 
+namespace internal::compact {
+struct LineForms;
+}  // namespace internal::compact
+
 // Which kind of linebloom filter a byte string holds, from its trailer
 // alone (no validation): kBloom for format versions 1 and 2, kCompact for
 // versions 3 to 8, kUnknown otherwise.
@@ -152,8 +156,9 @@ class CompactFilterReader {
     uint32_t lines = 0;
   };
   static constexpr int kMaxLayers = 8;
-  // What a first-layer query reads comes first (the fields to the forms'
-  // columns: 64 bytes).
+  // What a first-layer query reads comes first, 56 bytes: with a vtable
+  // pointer before them (the RocksDB plugin's readers, aligned to a cache
+  // line), one cache line.
   uint32_t seed_ = 0;
   int fingerprint_bits_ = 0;
   // Where a key's first-layer line is: a key whose hash's low 32 bits are
@@ -163,22 +168,18 @@ class CompactFilterReader {
   uint32_t low_threshold_ = 0;
   uint32_t low_lines_ = 0;
   uint32_t high_lines_ = 0;
+  int num_layers_ = 0;
   bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
   bool wide_rows_ = false;       // some line's rows have more than 64 columns
   bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
   bool use_avx2_ = false;        // the CPU has the compact AVX2 form
   const unsigned char* high_data_ = nullptr;
-  // The planes and columns of a line by its section and metadata byte m,
-  // at index (low section ? 8 : 0) + (m >= 128 ? 4 : 0) + (m & 3): the
-  // section's r for m < 128, else r + e (compact_layout.h), so a query
-  // finds them without a branch on the line.
-  uint8_t form_planes_[16] = {};
-  uint8_t form_columns_[16] = {};
+  // The planes, columns and row mask of a line by its form (section and
+  // metadata byte), so that a query finds them without a branch on the
+  // line: the table of this kind of filter (compact_line_forms.h).
+  const internal::compact::LineForms* forms_ = nullptr;
+  // layers_[0].data, the low section's start, ends the first 56 bytes.
   Layer layers_[kMaxLayers];
-  int num_layers_ = 0;
-  // Each form's low C bits of 128 (lo, hi): a query masks its row with
-  // them, without a branch on C.
-  uint64_t form_mask_[16][2] = {};
 };
 
 }  // namespace linebloom
