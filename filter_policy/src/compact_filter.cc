@@ -246,6 +246,7 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   reader->seed_ = t.seed;
   reader->use_avx512_ = internal::compact::CompactAvx512Supported();
   reader->use_avx2_ = internal::compact::CompactAvx2Supported();
+  reader->use_vpclmul_ = internal::compact::CompactVpclmulSupported();
   return {};
 }
 

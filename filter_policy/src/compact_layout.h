@@ -85,7 +85,7 @@ inline Bits128 operator&(Bits128 a, Bits128 b) { return {a.lo & b.lo, a.hi & b.h
 __attribute__((always_inline)) inline bool Parity(Bits128 a) { return (std::popcount(a.lo ^ a.hi) & 1) != 0; }
 inline bool IsZero(Bits128 a) { return (a.lo | a.hi) == 0; }
 // The lowest `n` bits set (0 <= n <= 128).
-inline Bits128 LowMask(int n) {
+constexpr Bits128 LowMask(int n) {
   if (n >= 128) return {~uint64_t{0}, ~uint64_t{0}};
   if (n >= 64) return {~uint64_t{0}, n == 64 ? 0 : ~uint64_t{0} >> (128 - n)};
   return {n == 0 ? 0 : ~uint64_t{0} >> (64 - n), 0};

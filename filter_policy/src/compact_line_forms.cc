@@ -10,9 +10,6 @@
 namespace linebloom::internal::compact {
 namespace {
 
-// The lowest n bits of a word (none for n <= 0, all for n >= 64).
-constexpr uint64_t LowBits(int n) { return n <= 0 ? 0 : n >= 64 ? ~uint64_t{0} : ~uint64_t{0} >> (64 - n); }
-
 // Form f: base r (f < 8) or low_r, plus e extra planes for f % 8 >= 4:
 // min(4 - f % 4, E(base)) from version 5 on, else 1 (docs/FORMAT.md).
 constexpr LineForms MakeForms(int r, int low_r, bool many_planes) {
@@ -23,8 +20,8 @@ constexpr LineForms MakeForms(int r, int low_r, bool many_planes) {
     const int columns = ColumnsFor(base + extra);
     forms.planes[form] = static_cast<uint8_t>(base + extra);
     forms.columns[form] = static_cast<uint8_t>(columns);
-    forms.mask[form][0] = LowBits(columns);
-    forms.mask[form][1] = LowBits(columns - 64);
+    forms.mask[form][0] = LowMask(columns).lo;
+    forms.mask[form][1] = LowMask(columns).hi;
   }
   return forms;
 }

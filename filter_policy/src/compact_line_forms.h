@@ -4,9 +4,10 @@
 // count and row mask follow from its section and its metadata byte alone,
 // 16 forms for a filter of given r, sections and extra planes. One table
 // per such kind of filter, shared by every reader of that kind: a reader
-// holds a pointer, so a query reads one cache line of the reader (where
-// RocksDB keeps thousands of readers, most are not in the first cache
-// level when asked) and a table that every filter of the kind keeps warm.
+// holds a pointer, so a query reads the reader's first 56 bytes, one cache
+// line where the reader is aligned for it (the RocksDB plugin's, of which
+// RocksDB keeps thousands, most not in the first cache level when asked),
+// and a table that every filter of the kind keeps warm.
 // Internal header.
 
 #pragma once

@@ -2,7 +2,12 @@
 
 #include "compact_planes.h"
 
+#include <atomic>
+
 namespace linebloom::internal::compact {
+namespace {
+std::atomic<bool> vpclmul_enabled{true};
+}  // namespace
 
 bool CompactAvx512Supported() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -26,5 +31,16 @@ bool CompactAvx2Supported() {
   return false;
 #endif
 }
+
+bool CompactVpclmulSupported() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool supported = CompactAvx2Supported() && __builtin_cpu_supports("vpclmulqdq");
+  return supported && vpclmul_enabled.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void EnableCompactVpclmulForTesting(bool enabled) { vpclmul_enabled.store(enabled, std::memory_order_relaxed); }
 
 }  // namespace linebloom::internal::compact

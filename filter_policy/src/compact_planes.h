@@ -5,8 +5,9 @@
 // bits each. Forms that read the same bytes and give the same answer: the
 // portable loop (AnswerPortable, the simple form, and AnswerPortableWindows,
 // which the portable queries use), an AVX2 form that takes every plane's
-// answer from one carry-less product, and an AVX-512 form that answers
-// eight planes at once. Internal header.
+// answer from one carry-less product (two halves of it per instruction
+// where the CPU has VPCLMULQDQ), and an AVX-512 form that answers eight
+// planes at once. Internal header.
 
 #pragma once
 
@@ -88,6 +89,11 @@ bool CompactAvx512Supported();
 // True when the CPU has what the AVX2 form uses (AVX2, PCLMULQDQ, POPCNT,
 // BMI1 and BMI2, which every AVX2 CPU has; LINEBLOOM_COMPACT_AVX2).
 bool CompactAvx2Supported();
+// True when the CPU has VPCLMULQDQ too, which the AVX2 form then uses
+// (AnswerVpclmulGroups); false, whatever the CPU, after
+// EnableCompactVpclmulForTesting(false).
+bool CompactVpclmulSupported();
+void EnableCompactVpclmulForTesting(bool enabled);
 
 // For a plane count R, per group of eight planes: for lane j (plane
 // 8g + j), the byte indices of the three 8-byte words of the line that
@@ -254,15 +260,12 @@ inline constexpr auto kClmulLayouts = [] {
   return all;
 }();
 
-// kGroups: PlaneGroupsFor(r); kWide: some line of the filter has rows of
-// more than 64 columns (as for AnswerAvx512Groups). Answer bits at and
-// above `planes` are not defined. Callable only when CompactAvx2Supported().
-//   simple form: AnswerPortable(line, row, planes, ColumnsFor(planes))
-template <int kGroups, bool kWide = kGroups == 1>
-LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* line, Bits128 row, int planes) {
-  const ClmulLayout& layout = kClmulLayouts[planes];
-  // reverse128(row): the bytes reversed, then the bits of each byte, a
-  // nibble at a time by table.
+// s, the row's C bits reversed, in the low bits of a register (kWide: C
+// may pass 64). The bytes reversed, then the bits of each byte, a nibble
+// at a time by table, then shifted down to the C bits.
+template <bool kWide>
+LINEBLOOM_COMPACT_AVX2 __attribute__((always_inline)) inline __m128i ReversedRow(Bits128 row,
+                                                                                 const ClmulLayout& layout) {
   __m128i s = _mm_set_epi64x(static_cast<long long>(row.hi), static_cast<long long>(row.lo));
   s = _mm_shuffle_epi8(s, _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
   const __m128i low_nibble = _mm_set1_epi8(0x0F);
@@ -273,14 +276,40 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* lin
                    _mm_shuffle_epi8(reversed_nibble, _mm_and_si128(_mm_srli_epi16(s, 4), low_nibble)));
   const __m128i s_high = _mm_srli_si128(s, 8);
   const __m128i by_n_minus_64 = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n_minus_64));
-  if constexpr (kWide) {
-    const __m128i by_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n));
-    const __m128i by_64_minus_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_64_minus_n));
-    s = _mm_or_si128(_mm_or_si128(_mm_srl_epi64(s, by_n), _mm_sll_epi64(s_high, by_64_minus_n)),
-                     _mm_srl_epi64(s_high, by_n_minus_64));
-  } else {
-    s = _mm_srl_epi64(s_high, by_n_minus_64);  // C <= 64: the row reversed is in the high word
+  if constexpr (!kWide) return _mm_srl_epi64(s_high, by_n_minus_64);  // C <= 64: in the high word
+  const __m128i by_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_n));
+  const __m128i by_64_minus_n = _mm_load_si128(reinterpret_cast<const __m128i*>(layout.by_64_minus_n));
+  return _mm_or_si128(_mm_or_si128(_mm_srl_epi64(s, by_n), _mm_sll_epi64(s_high, by_64_minus_n)),
+                      _mm_srl_epi64(s_high, by_n_minus_64));
+}
+
+// The answer bits of the product's low 512 bits (bits 0..255, 256..511),
+// eight planes to a register, in kGroups groups.
+template <int kGroups>
+LINEBLOOM_COMPACT_AVX2 __attribute__((always_inline)) inline uint32_t GatherAnswer(__m256i product_low,
+                                                                                   __m256i product_high,
+                                                                                   const ClmulLayout& layout) {
+  uint32_t answer = 0;
+  for (int g = 0; g < kGroups; ++g) {
+    const __m256i word_index = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].word));
+    const __m256 from_low = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_low, word_index));
+    const __m256 from_high = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_high, word_index));
+    const __m256i picked = _mm256_castps_si256(_mm256_blendv_ps(from_low, from_high, _mm256_castsi256_ps(word_index)));
+    const __m256i to_sign = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].to_sign));
+    answer |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(picked, to_sign))))
+              << (8 * g);
   }
+  return answer;
+}
+
+// kGroups: PlaneGroupsFor(r); kWide: some line of the filter has rows of
+// more than 64 columns (as for AnswerAvx512Groups). Answer bits at and
+// above `planes` are not defined. Callable only when CompactAvx2Supported().
+//   simple form: AnswerPortable(line, row, planes, ColumnsFor(planes))
+template <int kGroups, bool kWide = kGroups == 1>
+LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* line, Bits128 row, int planes) {
+  const ClmulLayout& layout = kClmulLayouts[planes];
+  const __m128i s = ReversedRow<kWide>(row, layout);
   // Words 2j and 2j + 1 of the product, from Z_{2j - 1}, Z_{2j}, Z_{2j + 1}.
   __m128i words[4];
   __m128i previous_z = _mm_setzero_si128();         // Z_{2j - 1}
@@ -299,19 +328,7 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2Groups(const unsigned char* lin
     words[j] = _mm_xor_si128(z_even, across);
     previous_z = z_odd;
   }
-  const __m256i product_low = _mm256_set_m128i(words[1], words[0]);   // bits 0..255
-  const __m256i product_high = _mm256_set_m128i(words[3], words[2]);  // bits 256..511
-  uint32_t answer = 0;
-  for (int g = 0; g < kGroups; ++g) {
-    const __m256i word_index = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].word));
-    const __m256 from_low = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_low, word_index));
-    const __m256 from_high = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(product_high, word_index));
-    const __m256i picked = _mm256_castps_si256(_mm256_blendv_ps(from_low, from_high, _mm256_castsi256_ps(word_index)));
-    const __m256i to_sign = _mm256_load_si256(reinterpret_cast<const __m256i*>(layout.group[g].to_sign));
-    answer |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_sllv_epi32(picked, to_sign))))
-              << (8 * g);
-  }
-  return answer;
+  return GatherAnswer<kGroups>(_mm256_set_m128i(words[1], words[0]), _mm256_set_m128i(words[3], words[2]), layout);
 }
 
 // AnswerAvx2Groups with the filter's group count (AnswerAvx512ForFilter).
@@ -323,6 +340,56 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2ForFilter(const unsigned char* 
   }
   if (PlaneGroupsFor(r) == 3) return AnswerAvx2Groups<3>(line, row, planes);
   return AnswerAvx2Groups<4>(line, row, planes);
+}
+
+// The AVX2 form with VPCLMULQDQ (AVX2 CPUs from Zen 3 on, and Intel's that
+// have it without AVX-512): the same product, two carry-less products per
+// instruction, on the line's 32-byte halves A_j = [L_4j, L_4j+1 | L_4j+2,
+// L_4j+3] and s in both 128-bit lanes. Lane by lane, A_j times s_0 gives
+// the even Z's of the half (L_4j s_0 | L_4j+2 s_0) and the odd ones (L_4j+1
+// s_0 | L_4j+3 s_0); with s_1 (C > 64) the odd Z's take L_4j s_1 | L_4j+2
+// s_1, and the even ones L_4j+1 s_1 | L_4j+3 s_1 one lane later (lane 0
+// from the previous half's lane 1). Product words 4j..4j+3 are then the
+// even Z's xor [high half of Z_4j-1, low half of Z_4j+1 | high half of
+// Z_4j+1, low half of Z_4j+3], a lane shift and a SHUFPD: one register per
+// half, the two GatherAnswer takes. Callable only when
+// CompactVpclmulSupported().
+//   simple form: AnswerAvx2Groups<kGroups, kWide>(line, row, planes)
+#define LINEBLOOM_COMPACT_VPCLMUL __attribute__((target("avx2,pclmul,popcnt,bmi,bmi2,vpclmulqdq")))
+template <int kGroups, bool kWide = kGroups == 1>
+LINEBLOOM_COMPACT_VPCLMUL inline uint32_t AnswerVpclmulGroups(const unsigned char* line, Bits128 row, int planes) {
+  const ClmulLayout& layout = kClmulLayouts[planes];
+  const __m256i s = _mm256_broadcastsi128_si256(ReversedRow<kWide>(row, layout));
+  __m256i product[2];
+  __m256i previous_odd = _mm256_setzero_si256();     // lane 1: Z_4j-1
+  __m256i previous_odd_s1 = _mm256_setzero_si256();  // lane 1: L_4j-1 s_1
+  for (int j = 0; j < 2; ++j) {
+    const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line + 32 * j));
+    __m256i z_even = _mm256_clmulepi64_epi128(half, s, 0x00);
+    __m256i z_odd = _mm256_clmulepi64_epi128(half, s, 0x01);
+    if constexpr (kWide) {
+      z_odd = _mm256_xor_si256(z_odd, _mm256_clmulepi64_epi128(half, s, 0x10));
+      const __m256i odd_s1 = _mm256_clmulepi64_epi128(half, s, 0x11);
+      z_even = _mm256_xor_si256(z_even, _mm256_permute2x128_si256(previous_odd_s1, odd_s1, 0x21));
+      previous_odd_s1 = odd_s1;
+    }
+    const __m256i odd_before = _mm256_permute2x128_si256(previous_odd, z_odd, 0x21);  // Z_4j-1 | Z_4j+1
+    const __m256d across = _mm256_shuffle_pd(_mm256_castsi256_pd(odd_before), _mm256_castsi256_pd(z_odd), 0x5);
+    product[j] = _mm256_xor_si256(z_even, _mm256_castpd_si256(across));
+    previous_odd = z_odd;
+  }
+  return GatherAnswer<kGroups>(product[0], product[1], layout);
+}
+
+// AnswerVpclmulGroups with the filter's group count.
+LINEBLOOM_COMPACT_VPCLMUL inline uint32_t AnswerVpclmulForFilter(const unsigned char* line, Bits128 row, int r,
+                                                                 bool wide, int planes) {
+  if (PlaneGroupsFor(r) == 1) return AnswerVpclmulGroups<1>(line, row, planes);
+  if (PlaneGroupsFor(r) == 2) {
+    return wide ? AnswerVpclmulGroups<2, true>(line, row, planes) : AnswerVpclmulGroups<2, false>(line, row, planes);
+  }
+  if (PlaneGroupsFor(r) == 3) return AnswerVpclmulGroups<3>(line, row, planes);
+  return AnswerVpclmulGroups<4>(line, row, planes);
 }
 #endif
 

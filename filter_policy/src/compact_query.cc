@@ -2,8 +2,10 @@
 //
 // CompactFilterReader's queries (compact_query.h). The form of the answer
 // (compact_planes.h) follows the process-wide kernel, read once per query
-// or batch: the AVX2 and AVX-512 entry points are compiled for those
-// instructions as a whole, so the query is inlined into each.
+// or batch, and within the AVX2 kernel whether the CPU has VPCLMULQDQ, as
+// the reader found it when parsed: the AVX2, VPCLMULQDQ and AVX-512 entry
+// points are compiled for those instructions as a whole, so the query is
+// inlined into each.
 
 #include <algorithm>
 
@@ -51,6 +53,15 @@ LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) void BatchAvx2(const CompactFilt
                                                                size_t n, bool* out) {
   CompactQuery::Batch<Avx2>(r, hashes, n, out);
 }
+
+using Vpclmul = CompactQuery::VpclmulForm;
+LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) bool QueryVpclmul(const CompactFilterReader& r, uint64_t hash) {
+  return CompactQuery::Query<Vpclmul>(r, hash);
+}
+LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) void BatchVpclmul(const CompactFilterReader& r,
+                                                                     const uint64_t* hashes, size_t n, bool* out) {
+  CompactQuery::Batch<Vpclmul>(r, hashes, n, out);
+}
 #endif
 
 #if defined(LINEBLOOM_COMPACT_AVX512)
@@ -67,22 +78,26 @@ LINEBLOOM_COMPACT_AVX512 void BatchAvx512(const CompactFilterReader& r, const ui
 // The query with the form the kernel allows; inline in both entry points,
 // so that MayContain makes one call, to the form's query.
 __attribute__((always_inline)) inline bool Dispatch(const CompactFilterReader& r, bool avx512_supported,
-                                                    bool avx2_supported, uint64_t hash) {
+                                                    bool avx2_supported, bool vpclmul_supported, uint64_t hash) {
 #if defined(LINEBLOOM_COMPACT_AVX512)
   if (UseAvx512(avx512_supported)) return QueryAvx512(r, hash);
 #endif
 #if defined(LINEBLOOM_COMPACT_AVX2)
-  if (UseAvx2(avx2_supported)) return QueryAvx2(r, hash);
+  if (UseAvx2(avx2_supported)) return vpclmul_supported ? QueryVpclmul(r, hash) : QueryAvx2(r, hash);
+#else
+  (void)vpclmul_supported;
 #endif
   return CompactQuery::Query<Portable>(r, hash);
 }
 
 }  // namespace
 
-bool CompactFilterReader::MayContainHash(uint64_t hash) const { return Dispatch(*this, use_avx512_, use_avx2_, hash); }
+bool CompactFilterReader::MayContainHash(uint64_t hash) const {
+  return Dispatch(*this, use_avx512_, use_avx2_, use_vpclmul_, hash);
+}
 
 bool CompactFilterReader::MayContain(std::string_view key) const {
-  return Dispatch(*this, use_avx512_, use_avx2_, internal::HashKeyTiered(key, seed_));
+  return Dispatch(*this, use_avx512_, use_avx2_, use_vpclmul_, internal::HashKeyTiered(key, seed_));
 }
 
 // A batch in chunks of up to CompactQuery::kBatch (a MultiGet batch is at
@@ -102,7 +117,7 @@ void CompactFilterReader::MayContainHashBatch(std::span<const uint64_t> hashes, 
 #endif
 #if defined(LINEBLOOM_COMPACT_AVX2)
     if (avx2) {
-      BatchAvx2(*this, hashes.data() + begin, n, out.data() + begin);
+      (use_vpclmul_ ? BatchVpclmul : BatchAvx2)(*this, hashes.data() + begin, n, out.data() + begin);
       continue;
     }
 #endif

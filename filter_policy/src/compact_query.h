@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "compact_avalanche.h"
 #include "compact_layout.h"
@@ -30,6 +31,7 @@ namespace linebloom {
 struct CompactQuery {
   // What a first-layer query reads ends with layers_[0].data, within the
   // reader's first 56 bytes (compact_filter.h).
+  static_assert(std::is_standard_layout_v<CompactFilterReader>);
   static_assert(offsetof(CompactFilterReader, layers_) + sizeof(const unsigned char*) <= 56);
 
   // A key's line in the first layer, its order there, and the first of
@@ -224,6 +226,21 @@ struct CompactQuery {
       return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
     LINEBLOOM_COMPACT_AVX2 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
+      const unsigned char* line = FindBumpedLine(r, hash);
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
+    }
+  };
+  // The AVX2 form where the CPU has VPCLMULQDQ (AnswerVpclmulForFilter).
+  struct VpclmulForm : PortableForm {
+    LINEBLOOM_COMPACT_VPCLMUL static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
+                                                const internal::compact::KeyCode& code) {
+      namespace c = internal::compact;
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerVpclmulForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
+      return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
+    }
+    LINEBLOOM_COMPACT_VPCLMUL __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r,
+                                                                           uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
       return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }

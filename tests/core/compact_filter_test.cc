@@ -25,6 +25,7 @@
 #include "linebloom/kernel.h"
 #include "linebloom/key_hash.h"
 
+#include "compact_planes.h"
 #include "support/golden_keys.h"
 
 namespace linebloom {
@@ -129,11 +130,14 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
 // the settings below give r from 5 to 27, and lines of r and r + 1 planes,
 // mixed filters among them (7.26: r = 7 and 6; 8.5: r = 8, whose low lines
 // of 7 planes have rows of more than 64 columns; 13.5: r = 12 and 11).
+// The AVX2 kernel's form is the one with VPCLMULQDQ where the CPU has it
+// when a reader is parsed: both are checked where it does.
 TEST(CompactFilter, KernelsAnswerAlike) {
   const Kernel before = ActiveKernel();
-  for (Kernel kernel : {Kernel::kAvx2, Kernel::kAvx512}) {
-    if (!KernelSupported(kernel)) {
-      GTEST_LOG_(INFO) << KernelName(kernel) << " not supported here: skipped";
+  for (auto [kernel, vpclmul] : {std::pair{Kernel::kAvx2, false}, {Kernel::kAvx2, true}, {Kernel::kAvx512, false}}) {
+    internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+    if (!KernelSupported(kernel) || (vpclmul && !internal::compact::CompactVpclmulSupported())) {
+      GTEST_LOG_(INFO) << KernelName(kernel) << (vpclmul ? " (VPCLMULQDQ)" : "") << " not supported here: skipped";
       continue;
     }
     for (double bits : {5.5, 6.5, 7.26, 7.75, 8.5, 9.0, 11.5, 13.5, 14.0, 18.0, 24.0, 30.0}) {
@@ -147,7 +151,8 @@ TEST(CompactFilter, KernelsAnswerAlike) {
         ASSERT_TRUE(ForceKernel(Kernel::kPortable));
         const bool portable = reader.MayContainHash(h);
         ASSERT_TRUE(ForceKernel(kernel));
-        ASSERT_EQ(reader.MayContainHash(h), portable) << KernelName(kernel) << " bits " << bits << " query " << q;
+        ASSERT_EQ(reader.MayContainHash(h), portable)
+            << KernelName(kernel) << " vpclmul " << vpclmul << " bits " << bits << " query " << q;
         positives += portable;
       }
       // Some absent keys match up to 14 bits per key (a rate of about 2^-13
@@ -157,20 +162,24 @@ TEST(CompactFilter, KernelsAnswerAlike) {
       }
     }
   }
+  internal::compact::EnableCompactVpclmulForTesting(true);
   ForceKernel(before);
 }
 
-// Under every kernel the CPU has, so each form's batch is checked.
+// Under every kernel the CPU has (the AVX2 kernel with VPCLMULQDQ and
+// without), so each form's batch is checked.
 TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
   const std::vector<uint64_t> keys = golden::RandomHashes(8, 30'000);
   const std::string bytes = BuildFromHashes(keys, 7.75);
-  CompactFilterReader reader;
-  ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
   std::vector<uint64_t> queries = golden::RandomHashes(9, 2'000);
   queries.insert(queries.end(), keys.begin(), keys.begin() + 2'000);  // stored keys among them
   const Kernel before = ActiveKernel();
-  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512}) {
+  for (auto [kernel, vpclmul] :
+       {std::pair{Kernel::kPortable, false}, {Kernel::kAvx2, false}, {Kernel::kAvx2, true}, {Kernel::kAvx512, false}}) {
     if (!ForceKernel(kernel)) continue;
+    internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+    CompactFilterReader reader;
+    ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
     std::mt19937_64 rng(10);
     for (size_t begin = 0; begin < queries.size();) {
       const size_t n = std::min<size_t>(1 + rng() % 100, queries.size() - begin);
@@ -183,6 +192,7 @@ TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
       begin += n;
     }
   }
+  internal::compact::EnableCompactVpclmulForTesting(true);
   ForceKernel(before);
 }
 

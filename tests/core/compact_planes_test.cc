@@ -45,6 +45,11 @@ void ExpectAvx2GroupsAnswer(const unsigned char* line, Bits128 row, int planes, 
   if (ColumnsFor(planes) <= 64) {
     ASSERT_EQ((AnswerAvx2Groups<kGroups, false>(line, row, planes) & low), expected) << planes << " " << kGroups;
   }
+  if (!CompactVpclmulSupported()) return;
+  ASSERT_EQ((AnswerVpclmulGroups<kGroups, true>(line, row, planes) & low), expected) << planes << " " << kGroups;
+  if (ColumnsFor(planes) <= 64) {
+    ASSERT_EQ((AnswerVpclmulGroups<kGroups, false>(line, row, planes) & low), expected) << planes << " " << kGroups;
+  }
 }
 #endif
 
@@ -71,6 +76,10 @@ TEST(CompactPlanes, EveryFormMatchesTheDefinition) {
           ASSERT_EQ(AnswerAvx2ForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
               << planes << " " << r;
         }
+        if (CompactVpclmulSupported()) {
+          ASSERT_EQ(AnswerVpclmulForFilter(line, row, r, ColumnsFor(r) > 64, planes) & low, expected)
+              << planes << " " << r;
+        }
 #endif
 #if defined(LINEBLOOM_COMPACT_AVX512)
         if (CompactAvx512Supported()) {
@@ -91,6 +100,7 @@ TEST(CompactPlanes, EveryFormMatchesTheDefinition) {
     }
   }
   if (!CompactAvx2Supported()) GTEST_LOG_(INFO) << "CPU lacks the compact AVX2 form: the portable forms checked";
+  if (!CompactVpclmulSupported()) GTEST_LOG_(INFO) << "CPU lacks VPCLMULQDQ: its AVX2 form not checked";
   if (!CompactAvx512Supported()) GTEST_LOG_(INFO) << "CPU lacks the compact AVX-512 form";
 }
 

@@ -27,6 +27,8 @@
 #include "linebloom/rocksdb/testing/policy_filter_builder.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
 
+#include "compact_planes.h"
+
 namespace linebloom::rocksdb_plugin {
 namespace {
 
@@ -299,9 +301,14 @@ TEST(PluginReaderSeeds, BloomFiltersOfAnySeedAnswerAsTheApiReader) {
   }
 }
 
+// Under the AVX2 kernel, the compact readers with VPCLMULQDQ and without
+// (where the CPU has it; the API reader parsed alike).
 TEST(PluginReaderSeeds, CompactFiltersOfAnySeedAnswerAsTheApiReader) {
-  for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) {
-    ExpectPluginAnswersAsApiForSeed<CompactFilterBuilder, CompactFilterReader>(seed, 8);
+  for (bool vpclmul : {false, true}) {
+    internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+    for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) {
+      ExpectPluginAnswersAsApiForSeed<CompactFilterBuilder, CompactFilterReader>(seed, 8);
+    }
   }
 }
 

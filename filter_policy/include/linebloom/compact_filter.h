@@ -168,17 +168,19 @@ class CompactFilterReader {
   uint32_t low_threshold_ = 0;
   uint32_t low_lines_ = 0;
   uint32_t high_lines_ = 0;
-  int num_layers_ = 0;
+  int num_layers_ = 0;           // 0: no key
   bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
   bool wide_rows_ = false;       // some line's rows have more than 64 columns
   bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
   bool use_avx2_ = false;        // the CPU has the compact AVX2 form
+  bool use_vpclmul_ = false;     // and VPCLMULQDQ, which that form then uses
   const unsigned char* high_data_ = nullptr;
   // The planes, columns and row mask of a line by its form (section and
   // metadata byte), so that a query finds them without a branch on the
   // line: the table of this kind of filter (compact_line_forms.h).
   const internal::compact::LineForms* forms_ = nullptr;
-  // layers_[0].data, the low section's start, ends the first 56 bytes.
+  // layers_[0].data (a mixed filter's low section starts there) ends the
+  // first 56 bytes.
   Layer layers_[kMaxLayers];
 };
 

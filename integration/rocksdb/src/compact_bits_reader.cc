@@ -22,8 +22,8 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 // Slice, then CompactQuery::Batch (all first-layer lines prefetched before
 // the first answer). The reader is aligned to a cache line, so that the
 // vtable pointer and the fields a first-layer query reads (the seed, r, the
-// sections, layer 0 and the filter kind's table of line forms, the first 56
-// bytes of CompactFilterReader) share one: where RocksDB holds thousands of
+// sections, layer 0's start and the pointer to the filter kind's table of
+// line forms: the first 56 bytes of CompactFilterReader) share one: where RocksDB holds thousands of
 // filters, a query then reads one line of its reader besides the filter's.
 //   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
 template <class Form, bool kSeedZero>
@@ -81,6 +81,21 @@ class CompactAvx2BitsReader final : public CompactBitsReaderBase<CompactQuery::A
     this->MatchBatch(num_keys, keys, may_match);
   }
 };
+
+// The AVX2 form where the CPU has VPCLMULQDQ, likewise.
+template <bool kSeedZero>
+class CompactVpclmulBitsReader final : public CompactBitsReaderBase<CompactQuery::VpclmulForm, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::VpclmulForm, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::VpclmulForm>(this->reader_,
+                                                                 internal::HashKeyTiered(View(key), this->seed()));
+  }
+  LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) void MayMatch(int num_keys, ::rocksdb::Slice** keys,
+                                                                   bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
 #endif
 
 #if defined(LINEBLOOM_COMPACT_AVX512)
@@ -121,6 +136,7 @@ template <template <bool> class Reader>
 #endif
 #if defined(LINEBLOOM_COMPACT_AVX2)
   if (ActiveKernel() != Kernel::kPortable && internal::compact::CompactAvx2Supported()) {
+    if (internal::compact::CompactVpclmulSupported()) return NewFor<CompactVpclmulBitsReader>(reader);
     return NewFor<CompactAvx2BitsReader>(reader);
   }
 #endif
