@@ -91,7 +91,8 @@ bool CompactAvx512Supported();
 bool CompactAvx2Supported();
 // True when the CPU has VPCLMULQDQ too, which the AVX2 form then uses
 // (AnswerVpclmulGroups); false, whatever the CPU, after
-// EnableCompactVpclmulForTesting(false).
+// EnableCompactVpclmulForTesting(false), which changes the form of the
+// readers parsed or made after it, not of those before.
 bool CompactVpclmulSupported();
 void EnableCompactVpclmulForTesting(bool enabled);
 
@@ -342,8 +343,8 @@ LINEBLOOM_COMPACT_AVX2 inline uint32_t AnswerAvx2ForFilter(const unsigned char* 
   return AnswerAvx2Groups<4>(line, row, planes);
 }
 
-// The AVX2 form with VPCLMULQDQ (AVX2 CPUs from Zen 3 on, and Intel's that
-// have it without AVX-512): the same product, two carry-less products per
+// The AVX2 form with VPCLMULQDQ (AMD's Zen 3 and Intel's AVX2 CPUs that
+// have it without AVX-512; a CPU with AVX-512 takes that form instead): the same product, two carry-less products per
 // instruction, on the line's 32-byte halves A_j = [L_4j, L_4j+1 | L_4j+2,
 // L_4j+3] and s in both 128-bit lanes. Lane by lane, A_j times s_0 gives
 // the even Z's of the half (L_4j s_0 | L_4j+2 s_0) and the odd ones (L_4j+1

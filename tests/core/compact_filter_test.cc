@@ -130,16 +130,38 @@ TEST(CompactFilter, BuildThatCannotFinishWritesABloomFilter) {
 // the settings below give r from 5 to 27, and lines of r and r + 1 planes,
 // mixed filters among them (7.26: r = 7 and 6; 8.5: r = 8, whose low lines
 // of 7 planes have rows of more than 64 columns; 13.5: r = 12 and 11).
+// The kernel and the VPCLMULQDQ switch as they were, when a test ends or
+// returns early.
+class KernelAndVpclmulRestorer {
+ public:
+  ~KernelAndVpclmulRestorer() {
+    internal::compact::EnableCompactVpclmulForTesting(true);
+    ForceKernel(before_);
+  }
+
+ private:
+  Kernel before_ = ActiveKernel();
+};
+
+// Whether the AVX2 kernel's form with (vpclmul) or without VPCLMULQDQ can
+// run here; the switch set for the readers parsed next. Logs a skip.
+bool UseVpclmulForm(Kernel kernel, bool vpclmul) {
+  internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+  if (!vpclmul || internal::compact::CompactVpclmulSupported()) return true;
+  GTEST_LOG_(INFO) << KernelName(kernel) << " with VPCLMULQDQ not supported here: skipped";
+  return false;
+}
+
 // The AVX2 kernel's form is the one with VPCLMULQDQ where the CPU has it
 // when a reader is parsed: both are checked where it does.
 TEST(CompactFilter, KernelsAnswerAlike) {
-  const Kernel before = ActiveKernel();
+  KernelAndVpclmulRestorer restore;
   for (auto [kernel, vpclmul] : {std::pair{Kernel::kAvx2, false}, {Kernel::kAvx2, true}, {Kernel::kAvx512, false}}) {
-    internal::compact::EnableCompactVpclmulForTesting(vpclmul);
-    if (!KernelSupported(kernel) || (vpclmul && !internal::compact::CompactVpclmulSupported())) {
-      GTEST_LOG_(INFO) << KernelName(kernel) << (vpclmul ? " (VPCLMULQDQ)" : "") << " not supported here: skipped";
+    if (!KernelSupported(kernel)) {
+      GTEST_LOG_(INFO) << KernelName(kernel) << " not supported here: skipped";
       continue;
     }
+    if (!UseVpclmulForm(kernel, vpclmul)) continue;
     for (double bits : {5.5, 6.5, 7.26, 7.75, 8.5, 9.0, 11.5, 13.5, 14.0, 18.0, 24.0, 30.0}) {
       const std::string bytes = BuildFromHashes(golden::RandomHashes(static_cast<uint64_t>(bits * 10), 20'000), bits);
       CompactFilterReader reader;
@@ -162,8 +184,6 @@ TEST(CompactFilter, KernelsAnswerAlike) {
       }
     }
   }
-  internal::compact::EnableCompactVpclmulForTesting(true);
-  ForceKernel(before);
 }
 
 // Under every kernel the CPU has (the AVX2 kernel with VPCLMULQDQ and
@@ -173,11 +193,10 @@ TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
   const std::string bytes = BuildFromHashes(keys, 7.75);
   std::vector<uint64_t> queries = golden::RandomHashes(9, 2'000);
   queries.insert(queries.end(), keys.begin(), keys.begin() + 2'000);  // stored keys among them
-  const Kernel before = ActiveKernel();
+  KernelAndVpclmulRestorer restore;
   for (auto [kernel, vpclmul] :
        {std::pair{Kernel::kPortable, false}, {Kernel::kAvx2, false}, {Kernel::kAvx2, true}, {Kernel::kAvx512, false}}) {
-    if (!ForceKernel(kernel)) continue;
-    internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+    if (!ForceKernel(kernel) || !UseVpclmulForm(kernel, vpclmul)) continue;
     CompactFilterReader reader;
     ASSERT_TRUE(CompactFilterReader::Parse(bytes, &reader).ok());
     std::mt19937_64 rng(10);
@@ -187,13 +206,12 @@ TEST(CompactFilter, BatchesOfAnySizeAnswerAsSingleQueries) {
       std::span<bool> out(reinterpret_cast<bool*>(answers.data()), n);
       reader.MayContainHashBatch(std::span<const uint64_t>(queries).subspan(begin, n), out);
       for (size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(out[i], reader.MayContainHash(queries[begin + i])) << KernelName(kernel) << " " << begin + i;
+        ASSERT_EQ(out[i], reader.MayContainHash(queries[begin + i]))
+            << KernelName(kernel) << " vpclmul " << vpclmul << " " << begin + i;
       }
       begin += n;
     }
   }
-  internal::compact::EnableCompactVpclmulForTesting(true);
-  ForceKernel(before);
 }
 
 struct ModelCase {

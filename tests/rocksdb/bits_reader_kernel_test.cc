@@ -306,6 +306,10 @@ TEST(PluginReaderSeeds, BloomFiltersOfAnySeedAnswerAsTheApiReader) {
 TEST(PluginReaderSeeds, CompactFiltersOfAnySeedAnswerAsTheApiReader) {
   for (bool vpclmul : {false, true}) {
     internal::compact::EnableCompactVpclmulForTesting(vpclmul);
+    if (vpclmul && !internal::compact::CompactVpclmulSupported()) {
+      GTEST_LOG_(INFO) << "compact AVX2 form with VPCLMULQDQ not supported here: skipped";
+      continue;
+    }
     for (uint32_t seed : {0u, 1u, 0x9E3779B9u}) {
       ExpectPluginAnswersAsApiForSeed<CompactFilterBuilder, CompactFilterReader>(seed, 8);
     }

@@ -23,8 +23,9 @@ std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; 
 // the first answer). The reader is aligned to a cache line, so that the
 // vtable pointer and the fields a first-layer query reads (the seed, r, the
 // sections, layer 0's start and the pointer to the filter kind's table of
-// line forms: the first 56 bytes of CompactFilterReader) share one: where RocksDB holds thousands of
-// filters, a query then reads one line of its reader besides the filter's.
+// line forms: the first 56 bytes of CompactFilterReader) share one: where
+// RocksDB holds thousands of filters, a query then reads one line of its
+// reader besides the filter's.
 //   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
 template <class Form, bool kSeedZero>
 class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
