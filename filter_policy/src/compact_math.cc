@@ -86,6 +86,8 @@ class LineModel {
   }
 
   const LineTerms& Terms(int k) const { return terms_[static_cast<size_t>(k)]; }
+  int r() const { return r_; }
+  int extra_planes() const { return extra_planes_; }
 
  private:
   LineTerms ComputeTerms(int k) const {
@@ -176,13 +178,10 @@ struct FirstLayer {
   double bumped_key_share = 0;
 };
 
-// The terms of `num_keys` keys at `keys_per_line` with `model`, extended
+// The terms of `num_keys` keys in `lines` lines with `model`, extended
 // here as far as the key count needs.
-FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_keys, bool low_section = false) {
+FirstLayer ComputeFirstLayer(LineModel& model, size_t lines, size_t num_keys) {
   FirstLayer f;
-  if (num_keys == 0) return f;
-  size_t lines =
-      low_section ? CompactLowSectionLines(num_keys, keys_per_line) : CompactFirstLayerLines(num_keys, keys_per_line);
   double p = 1.0 / static_cast<double>(lines);
   double mean = static_cast<double>(num_keys) * p;
   size_t lo = 0, hi = num_keys;
@@ -212,6 +211,34 @@ FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_key
   }
   f.bumped_key_share = bumped_keys / mean;
   return f;
+}
+
+// ComputeFirstLayer for the lines `keys_per_line` gives (a low section's
+// rounded, any other layer's rounded up), kept per thread for the last
+// layers asked. The terms depend only on r, the extra planes, the line
+// count and the key count, and a shape search asks for few line counts:
+// its rounds and candidate settings round to the same lines, and so do
+// the nearby bits per key a level-aware policy gives files of one key
+// count.
+FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_keys, bool low_section = false) {
+  if (num_keys == 0) return {};
+  const size_t lines =
+      low_section ? CompactLowSectionLines(num_keys, keys_per_line) : CompactFirstLayerLines(num_keys, keys_per_line);
+  struct Entry {
+    size_t num_keys = 0;  // 0: empty
+    size_t lines = 0;
+    int r = 0;
+    int extra_planes = 0;
+    FirstLayer first;
+  };
+  thread_local std::array<Entry, 256> kept;
+  const uint64_t key = (num_keys * 0x9E3779B97F4A7C15u) ^ (lines * 0xC2B2AE3D27D4EB4Fu) ^
+                       (static_cast<uint64_t>(model.r() * 8 + model.extra_planes()) * 0x165667B19E3779F9u);
+  Entry& e = kept[(key >> 32) % kept.size()];
+  if (e.num_keys != num_keys || e.lines != lines || e.r != model.r() || e.extra_planes != model.extra_planes()) {
+    e = {num_keys, lines, model.r(), model.extra_planes(), ComputeFirstLayer(model, lines, num_keys)};
+  }
+  return e.first;
 }
 
 // The rate of a filter whose first layer is `f` and whose next layers
