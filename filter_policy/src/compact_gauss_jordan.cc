@@ -121,7 +121,8 @@ struct Avx2Bits {
 // The transposed system of up to 64 kWords equations: lane[w][q] is the
 // mask of equations 64 w.. with bit q, q < 64 a bit of the low words, q >= 64
 // bit q - 64 of the high words. Columns are lanes 0..C-1; fingerprint bit b
-// is lane first_fp + b (C <= 64: 64 + b, else C + b).
+// is lane C + b: with C <= 64 the transpose puts it at 64 + b, and Solve
+// moves it down to C + b, so that a column's step sweeps no zero lane.
 template <int kWords, class Bits>
 struct Lanes {
   alignas(64) uint64_t lane[kWords][128];
@@ -147,7 +148,13 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
                                  int8_t* pivot_of, PlaneSet* solution, bool stop_at_contradiction) {
   Lanes<kWords, Bits> t;
   t.Load(lo, hi, count);
-  const int first_fp = columns <= 64 ? 64 : columns;
+  if (columns < 64) {
+    for (int w = 0; w < kWords; ++w) {
+      std::memmove(t.lane[w] + columns, t.lane[w] + 64, static_cast<size_t>(planes) * sizeof(uint64_t));
+      std::fill(t.lane[w] + columns + planes, t.lane[w] + 64 + planes, 0);
+    }
+  }
+  const int first_fp = columns;
   uint64_t pivots[kWords] = {};
   for (int p = 0; p < columns; ++p) {
     // The lowest candidate: in the first word that has one.
@@ -166,8 +173,6 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     pivots[pw] |= bit;
     uint64_t others[kWords];
     for (int w = 0; w < kWords; ++w) others[w] = t.lane[w][p] ^ (w == pw ? bit : 0);
-    // The lanes from C to 64 (C <= 64) are zero: one run to the last
-    // fingerprint lane.
     Bits::template AddWhereHeld<kWords>(t.lane, p + 1, first_fp + planes, pw, bit, others);
   }
   // A non-pivot equation's row is zero now: a fingerprint bit left is its
