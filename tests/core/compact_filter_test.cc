@@ -445,12 +445,18 @@ TEST(CompactMath, OverloadedShapeIsModeled) {
 }
 
 // The model's per-line terms are kept per thread and grown as far as an
-// estimate asks: the same estimates on a thread that asks them in the
-// opposite order, its models grown another way, to the last bit.
+// estimate asks, and each first layer's terms are kept per thread by r,
+// extra planes, lines and keys: the same estimates on a thread that asks
+// them in the opposite order, its models grown another way and its layers
+// kept in another order, to the last bit. Shapes of one and of four extra
+// planes share r and line counts, which the kept layers tell apart.
 TEST(CompactMath, EstimatesDoNotDependOnWhatWasAskedBefore) {
   std::vector<std::pair<CompactShape, size_t>> asks;
   for (size_t keys : {size_t{1}, size_t{40}, size_t{2'000}, size_t{70'000}, size_t{1'000'000}}) {
-    for (double bits = 5.6; bits < 30; bits += 1.7) asks.emplace_back(CompactShapeFor(bits, keys), keys);
+    for (double bits = 5.6; bits < 30; bits += 1.7) {
+      asks.emplace_back(CompactShapeFor(bits, keys), keys);
+      asks.emplace_back(CompactShapeFor(bits, keys, kCompactExtraPlanesVersion3), keys);
+    }
   }
   asks.emplace_back(CompactShape{7, 1000.0}, 100'000);  // beyond the kept models
   auto estimates = [&asks](bool reversed) {
