@@ -25,6 +25,11 @@
 //      plane, several, a mixed shape), one more iff L > 0; a reused
 //      builder writes the same bytes; a build over the layer limit is a
 //      Bloom filter of the same keys.
+// The queries run under the active kernel. Where that is the AVX2 kernel
+// and the CPU has VPCLMULQDQ, the query checks of (a) and (b) run again
+// with the AVX2 form without VPCLMULQDQ (PCLMULQDQ only), on a reader
+// parsed anew with the form switched off (a reader takes its form at
+// Parse); the switch is back on when they return.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -47,6 +52,9 @@
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
 #include "linebloom/filter_reader.h"
+#include "linebloom/kernel.h"
+
+#include "compact_planes.h"
 #include "support/compact_checks.h"
 #include "support/reference_compact.h"
 
@@ -54,6 +62,25 @@ namespace linebloom {
 namespace {
 
 namespace model = reference::compact;
+
+// The VPCLMULQDQ switch back on, however its scope is left.
+class VpclmulRestorer {
+ public:
+  ~VpclmulRestorer() { internal::compact::EnableCompactVpclmulForTesting(true); }
+};
+
+// Where the AVX2 kernel answers and the CPU has VPCLMULQDQ (so the readers
+// parsed so far take the form with it): check(reader) on a reader of
+// `bytes` parsed with the form without it.
+template <typename Check>
+void AgainWithoutVpclmul(std::string_view bytes, ParseOptions options, Check check) {
+  if (ActiveKernel() != Kernel::kAvx2 || !internal::compact::CompactVpclmulSupported()) return;
+  VpclmulRestorer restore;
+  internal::compact::EnableCompactVpclmulForTesting(false);
+  CompactFilterReader reader;
+  FUZZ_CHECK(CompactFilterReader::Parse(bytes, &reader, options).ok(), "it parses again without VPCLMULQDQ");
+  check(reader);
+}
 
 // ---- (a) bytes as a filter ----
 
@@ -139,6 +166,8 @@ void CheckBytesAsFilter(std::string_view bytes) {
   FUZZ_CHECK(unchecked.fingerprint_bits() == f.r && unchecked.seed() == f.seed, "r and seed from the trailer");
   for (int i = 0; i < unchecked.num_layers(); ++i) FUZZ_CHECK(unchecked.num_lines(i) == f.lines[i], "L_i");
   CheckQueriesFromInput(bytes, unchecked, f);
+  AgainWithoutVpclmul(bytes, {.verify_checksum = false},
+                      [&](const CompactFilterReader& reader) { CheckQueriesFromInput(bytes, reader, f); });
 }
 
 // ---- (b) a key set, built ----
@@ -249,6 +278,32 @@ void CheckShape(const Case& c, const model::Filter& f, const std::vector<size_t>
   }
 }
 
+// The reader's answers: every stored key found by every path, absent keys
+// and hashes answered as the model answers.
+void CheckAnswers(const Case& c, const CompactFilterReader& reader, const model::Filter& f) {
+  std::vector<std::string_view> keys;
+  for (const Entry& e : c.inserted) {
+    FUZZ_CHECK(e.is_hash ? reader.MayContainHash(e.hash) : reader.MayContain(e.key), "no false negative");
+    if (!e.is_hash) keys.push_back(e.key);
+  }
+  auto batch = std::make_unique<bool[]>(std::max(keys.size(), c.probes.size()) + 1);
+  reader.MayContainBatch(keys, std::span<bool>(batch.get(), keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) FUZZ_CHECK(batch[i], "no false negative (MayContainBatch)");
+
+  const std::vector<std::string_view> probes(c.probes.begin(), c.probes.end());
+  reader.MayContainBatch(probes, std::span<bool>(batch.get(), probes.size()));
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const bool single = reader.MayContain(probes[i]);
+    FUZZ_CHECK(single == batch[i], "MayContainBatch == MayContain");
+    FUZZ_CHECK(single == model::MayContain(f, probes[i]), "absent keys answer as the model");
+  }
+  uint64_t state = c.absent_state;
+  for (int i = 0; i < 64; ++i) {
+    const uint64_t h = SplitMix64(state);
+    FUZZ_CHECK(reader.MayContainHash(h) == model::MayContainHash(f, h), "absent hashes answer as the model");
+  }
+}
+
 void CheckCompact(const Case& c, std::string_view bytes) {
   FUZZ_CHECK(DetectFilterKind(bytes) == FilterKind::kCompact, "a compact build is a compact filter");
   CompactFilterReader reader;
@@ -277,27 +332,8 @@ void CheckCompact(const Case& c, std::string_view bytes) {
   }
   CheckShape(c, f, reaching, distinct, static_cast<unsigned char>(bytes[bytes.size() - 9]));
 
-  std::vector<std::string_view> keys;
-  for (const Entry& e : c.inserted) {
-    FUZZ_CHECK(e.is_hash ? reader.MayContainHash(e.hash) : reader.MayContain(e.key), "no false negative");
-    if (!e.is_hash) keys.push_back(e.key);
-  }
-  auto batch = std::make_unique<bool[]>(std::max(keys.size(), c.probes.size()) + 1);
-  reader.MayContainBatch(keys, std::span<bool>(batch.get(), keys.size()));
-  for (size_t i = 0; i < keys.size(); ++i) FUZZ_CHECK(batch[i], "no false negative (MayContainBatch)");
-
-  const std::vector<std::string_view> probes(c.probes.begin(), c.probes.end());
-  reader.MayContainBatch(probes, std::span<bool>(batch.get(), probes.size()));
-  for (size_t i = 0; i < probes.size(); ++i) {
-    const bool single = reader.MayContain(probes[i]);
-    FUZZ_CHECK(single == batch[i], "MayContainBatch == MayContain");
-    FUZZ_CHECK(single == model::MayContain(f, probes[i]), "absent keys answer as the model");
-  }
-  uint64_t state = c.absent_state;
-  for (int i = 0; i < 64; ++i) {
-    const uint64_t h = SplitMix64(state);
-    FUZZ_CHECK(reader.MayContainHash(h) == model::MayContainHash(f, h), "absent hashes answer as the model");
-  }
+  CheckAnswers(c, reader, f);
+  AgainWithoutVpclmul(bytes, {}, [&](const CompactFilterReader& again) { CheckAnswers(c, again, f); });
 }
 
 void CheckBuild(std::string_view input) {
