@@ -121,8 +121,9 @@ struct Avx2Bits {
 // The transposed system of up to 64 kWords equations: lane[w][q] is the
 // mask of equations 64 w.. with bit q, q < 64 a bit of the low words, q >= 64
 // bit q - 64 of the high words. Columns are lanes 0..C-1; fingerprint bit b
-// is lane C + b: with C <= 64 the transpose puts it at 64 + b, and Solve
-// moves it down to C + b, so that a column's step sweeps no zero lane.
+// is lane C + b: with C < 64 the transpose puts it at 64 + b, and Solve
+// moves it down to C + b, so that a column's step sweeps no lane between
+// the columns and the fingerprint.
 template <int kWords, class Bits>
 struct Lanes {
   alignas(64) uint64_t lane[kWords][128];
@@ -154,7 +155,6 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
       std::fill(t.lane[w] + columns + planes, t.lane[w] + 64 + planes, 0);
     }
   }
-  const int first_fp = columns;
   uint64_t pivots[kWords] = {};
   for (int p = 0; p < columns; ++p) {
     // The lowest candidate: in the first word that has one.
@@ -173,14 +173,14 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     pivots[pw] |= bit;
     uint64_t others[kWords];
     for (int w = 0; w < kWords; ++w) others[w] = t.lane[w][p] ^ (w == pw ? bit : 0);
-    Bits::template AddWhereHeld<kWords>(t.lane, p + 1, first_fp + planes, pw, bit, others);
+    Bits::template AddWhereHeld<kWords>(t.lane, p + 1, columns + planes, pw, bit, others);
   }
   // A non-pivot equation's row is zero now: a fingerprint bit left is its
   // disagreement with the keys before it.
   size_t first = count;
   for (int w = kWords - 1; w >= 0; --w) {
     uint64_t bad = 0;
-    for (int b = 0; b < planes; ++b) bad |= t.lane[w][first_fp + b];
+    for (int b = 0; b < planes; ++b) bad |= t.lane[w][columns + b];
     bad &= ~pivots[w];
     if (bad != 0) first = std::min<size_t>(count, 64 * static_cast<size_t>(w) + std::countr_zero(bad));
   }
@@ -189,11 +189,11 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
   // transposes: the lanes to each equation's fingerprint, and the pivots'
   // fingerprints, by column, to the planes.
   //   simple form: for each pivot column p, i = pivot_of[p]:
-  //     plane[b] |= ((lane[i / 64][first_fp + b] >> i % 64) & 1) << p
+  //     plane[b] |= ((lane[i / 64][columns + b] >> i % 64) & 1) << p
   alignas(64) uint64_t fingerprint_of[kWords][64];
   for (int w = 0; w < kWords; ++w) {
     std::fill(fingerprint_of[w], fingerprint_of[w] + 64, 0);
-    std::copy(t.lane[w] + first_fp, t.lane[w] + first_fp + planes, fingerprint_of[w]);
+    std::copy(t.lane[w] + columns, t.lane[w] + columns + planes, fingerprint_of[w]);
     Bits::Transpose64(fingerprint_of[w]);
   }
   alignas(64) uint64_t by_column[128] = {};

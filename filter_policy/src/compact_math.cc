@@ -214,12 +214,12 @@ FirstLayer ComputeFirstLayer(LineModel& model, size_t lines, size_t num_keys) {
 }
 
 // ComputeFirstLayer for the lines `keys_per_line` gives (a low section's
-// rounded, any other layer's rounded up), kept per thread for the last
-// layers asked. The terms depend only on r, the extra planes, the line
-// count and the key count, and a shape search asks for few line counts:
-// its rounds and candidate settings round to the same lines, and so do
-// the nearby bits per key a level-aware policy gives files of one key
-// count.
+// rounded, any other layer's rounded up), kept per thread in a table of
+// 256 slots, one layer per slot (the last asked of those that map there).
+// The terms depend only on r, the extra planes, the line count and the key
+// count, and a shape search asks for few line counts: its rounds and
+// candidate settings round to the same lines, and so do the nearby bits
+// per key a level-aware policy gives files of one key count.
 FirstLayer FirstLayerWith(LineModel& model, double keys_per_line, size_t num_keys, bool low_section = false) {
   if (num_keys == 0) return {};
   const size_t lines =

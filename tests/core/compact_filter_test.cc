@@ -448,8 +448,8 @@ TEST(CompactMath, OverloadedShapeIsModeled) {
 // estimate asks, and each first layer's terms are kept per thread by r,
 // extra planes, lines and keys: the same estimates on a thread that asks
 // them in the opposite order, its models grown another way and its layers
-// kept in another order, to the last bit. Shapes of one and of four extra
-// planes share r and line counts, which the kept layers tell apart.
+// kept in another order, to the last bit. Some shapes of one and of four
+// extra planes share r and line counts, which the kept layers tell apart.
 TEST(CompactMath, EstimatesDoNotDependOnWhatWasAskedBefore) {
   std::vector<std::pair<CompactShape, size_t>> asks;
   for (size_t keys : {size_t{1}, size_t{40}, size_t{2'000}, size_t{70'000}, size_t{1'000'000}}) {
