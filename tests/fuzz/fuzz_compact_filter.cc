@@ -25,11 +25,16 @@
 //      plane, several, a mixed shape), one more iff L > 0; a reused
 //      builder writes the same bytes; a build over the layer limit is a
 //      Bloom filter of the same keys.
-// The queries run under the active kernel. Where that is the AVX2 kernel
-// and the CPU has VPCLMULQDQ, the query checks of (a) and (b) run again
-// with the AVX2 form without VPCLMULQDQ (PCLMULQDQ only), on a reader
-// parsed anew with the form switched off (a reader takes its form at
-// Parse); the switch is back on when they return.
+// Kernels: the query checks of (a) and (b), the fallback's included, run
+// under every probe kernel the CPU supports (portable, AVX2, AVX-512), the
+// active one first, on the same reader (a reader reads the kernel at each
+// query); under the AVX2 kernel, where the CPU has VPCLMULQDQ, they run
+// again with the AVX2 form without it (PCLMULQDQ only), on a reader parsed
+// anew with the form switched off (a reader takes its form at Parse). In
+// (b) the builder of every other supported kernel (its line solver:
+// portable or AVX2 Gauss-Jordan, AVX-512 sweep) writes the same bytes as
+// the active kernel's. The active kernel and the VPCLMULQDQ switch are
+// restored.
 
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -48,6 +53,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
+#include "fuzz_kernels.h"
 #include "fuzz_key_stream.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
@@ -69,9 +75,9 @@ class VpclmulRestorer {
   ~VpclmulRestorer() { internal::compact::EnableCompactVpclmulForTesting(true); }
 };
 
-// Where the AVX2 kernel answers and the CPU has VPCLMULQDQ (so the readers
-// parsed so far take the form with it): check(reader) on a reader of
-// `bytes` parsed with the form without it.
+// Where the AVX2 kernel is active and the CPU has VPCLMULQDQ (so the
+// readers parsed so far take the form with it): check(reader) on a reader
+// of `bytes` parsed with the form without it.
 template <typename Check>
 void AgainWithoutVpclmul(std::string_view bytes, ParseOptions options, Check check) {
   if (ActiveKernel() != Kernel::kAvx2 || !internal::compact::CompactVpclmulSupported()) return;
@@ -80,6 +86,18 @@ void AgainWithoutVpclmul(std::string_view bytes, ParseOptions options, Check che
   CompactFilterReader reader;
   FUZZ_CHECK(CompactFilterReader::Parse(bytes, &reader, options).ok(), "it parses again without VPCLMULQDQ");
   check(reader);
+}
+
+// check(reader) under every supported kernel, the active one first, and
+// under the AVX2 kernel also without VPCLMULQDQ.
+template <typename Check>
+void UnderEveryKernel(std::string_view bytes, ParseOptions options, const CompactFilterReader& reader, Check check) {
+  const auto both_forms = [&] {
+    check(reader);
+    AgainWithoutVpclmul(bytes, options, check);
+  };
+  both_forms();
+  fuzz::ForEachOtherKernel(both_forms);
 }
 
 // ---- (a) bytes as a filter ----
@@ -165,9 +183,8 @@ void CheckBytesAsFilter(std::string_view bytes) {
   FUZZ_CHECK(unchecked.num_layers() == static_cast<int>(f.lines.size()), "num_layers is M");
   FUZZ_CHECK(unchecked.fingerprint_bits() == f.r && unchecked.seed() == f.seed, "r and seed from the trailer");
   for (int i = 0; i < unchecked.num_layers(); ++i) FUZZ_CHECK(unchecked.num_lines(i) == f.lines[i], "L_i");
-  CheckQueriesFromInput(bytes, unchecked, f);
-  AgainWithoutVpclmul(bytes, {.verify_checksum = false},
-                      [&](const CompactFilterReader& reader) { CheckQueriesFromInput(bytes, reader, f); });
+  UnderEveryKernel(bytes, {.verify_checksum = false}, unchecked,
+                   [&](const CompactFilterReader& reader) { CheckQueriesFromInput(bytes, reader, f); });
 }
 
 // ---- (b) a key set, built ----
@@ -332,23 +349,35 @@ void CheckCompact(const Case& c, std::string_view bytes) {
   }
   CheckShape(c, f, reaching, distinct, static_cast<unsigned char>(bytes[bytes.size() - 9]));
 
-  CheckAnswers(c, reader, f);
-  AgainWithoutVpclmul(bytes, {}, [&](const CompactFilterReader& again) { CheckAnswers(c, again, f); });
+  UnderEveryKernel(bytes, {}, reader, [&](const CompactFilterReader& r) { CheckAnswers(c, r, f); });
+}
+
+void SetOptions(const Case& c, CompactFilterBuilder& builder) {
+  builder.SetExtraPlanes(c.extra_planes);
+  builder.SetMixed(c.mixed);
+  builder.TEST_SetMaxLayers(c.max_layers);
+  builder.SetLeadBytes(c.lead);
 }
 
 void CheckBuild(std::string_view input) {
   FuzzedDataProvider in(reinterpret_cast<const uint8_t*>(input.data()), input.size());
   const Case c = ReadCase(in);
   CompactFilterBuilder builder({.bits_per_key = c.bits_per_key, .seed = c.seed});
-  builder.SetExtraPlanes(c.extra_planes);
-  builder.SetMixed(c.mixed);
-  builder.TEST_SetMaxLayers(c.max_layers);
-  builder.SetLeadBytes(c.lead);
+  SetOptions(c, builder);
   const std::string bytes = Build(c, builder);
   const bool fell_back = !builder.fallback_reason().empty();
   FUZZ_CHECK(Build(c, builder) == bytes, "a reused builder writes the same bytes");
-  if (fell_back) CheckBloomFallback(c, bytes);
-  else CheckCompact(c, bytes);
+  fuzz::ForEachOtherKernel([&] {
+    CompactFilterBuilder other({.bits_per_key = c.bits_per_key, .seed = c.seed});
+    SetOptions(c, other);
+    FUZZ_CHECK(Build(c, other) == bytes, "every kernel's builder writes the same bytes as the active kernel's");
+  });
+  if (fell_back) {
+    CheckBloomFallback(c, bytes);
+    fuzz::ForEachOtherKernel([&] { CheckBloomFallback(c, bytes); });
+  } else {
+    CheckCompact(c, bytes);
+  }
 }
 
 }  // namespace
