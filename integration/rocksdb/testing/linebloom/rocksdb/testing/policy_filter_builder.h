@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -75,18 +76,23 @@ class PolicyFilter {
     // MultiGet never passes more than MultiGetContext::MAX_BATCH_SIZE (32)
     // keys, and RocksDB's built-in readers rely on it: they hash into
     // 32-entry stack arrays, so a larger batch overruns their stack.
+    // Only the Slices of the keys passed are constructed, as MultiGet's
+    // range makes them: an array of 32 Slices would construct all 32 (their
+    // default constructor is not trivial) on every call, which costs a small
+    // batch about as much as its probes and is no part of either filter.
     constexpr size_t kChunk = kMaxRocksdbBatch;
-    ::rocksdb::Slice slices[kChunk];
+    union SliceSlot {
+      SliceSlot() {}
+      ::rocksdb::Slice slice;
+    };
+    SliceSlot slices[kChunk];
     ::rocksdb::Slice* pointers[kChunk];
-    bool may_match[kChunk];
     for (size_t start = 0; start < keys.size(); start += kChunk) {
       const size_t n = std::min(kChunk, keys.size() - start);
       for (size_t i = 0; i < n; ++i) {
-        slices[i] = ::rocksdb::Slice(keys[start + i].data(), keys[start + i].size());
-        pointers[i] = &slices[i];
+        pointers[i] = new (&slices[i].slice)::rocksdb::Slice(keys[start + i].data(), keys[start + i].size());
       }
-      reader_->MayMatch(static_cast<int>(n), pointers, may_match);
-      std::copy_n(may_match, n, answers.begin() + static_cast<std::ptrdiff_t>(start));
+      reader_->MayMatch(static_cast<int>(n), pointers, answers.data() + start);
     }
   }
 
