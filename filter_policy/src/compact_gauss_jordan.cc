@@ -50,6 +50,30 @@ struct PortableBits {
       for (int w = 0; w < kWords; ++w) lane[w][q] ^= others[w] & flip;
     }
   }
+  // The planes of the reduced system: bit p of plane b is bit pivot_of[p]
+  // of fingerprint lane b (lane columns + b), 0 for a free column
+  // (pivot_of[p] < 0). By two transposes: the lanes to each equation's
+  // fingerprint, and the pivots' fingerprints, by column, to the planes.
+  //   simple form: for each pivot column p, i = pivot_of[p]:
+  //     plane[b] |= ((lane[i / 64][columns + b] >> i % 64) & 1) << p
+  template <int kWords>
+  static void PlanesOfPivots(uint64_t (*lane)[128], int columns, int planes, const int8_t* pivot_of,
+                             PlaneSet* solution) {
+    uint64_t fingerprint_of[kWords][64];
+    for (int w = 0; w < kWords; ++w) {
+      std::fill(fingerprint_of[w], fingerprint_of[w] + 64, 0);
+      std::copy(lane[w] + columns, lane[w] + columns + planes, fingerprint_of[w]);
+      Transpose64(fingerprint_of[w]);
+    }
+    uint64_t by_column[128] = {};
+    for (int p = 0; p < columns; ++p) {
+      const int i = pivot_of[p];
+      by_column[p] = i < 0 ? 0 : fingerprint_of[i >> 6][i & 63];
+    }
+    Transpose64(by_column);
+    if (columns > 64) Transpose64(by_column + 64);
+    for (int b = 0; b < planes; ++b) solution->planes[b] = {by_column[b], columns > 64 ? by_column[64 + b] : 0};
+  }
 };
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -108,6 +132,66 @@ struct Avx2Bits {
       const __m256i not_held = _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[pw] + q), pivot), _mm256_setzero_si256());
       for (int w = 0; w < kWords; ++w) {
         Store(lane[w] + q, _mm256_xor_si256(Load(lane[w] + q), _mm256_andnot_si256(not_held, add[w])));
+      }
+    }
+  }
+  // Byte i of the result is `bit` where bit i % 8 of byte which[i] of x
+  // (within each 128-bit half) is set, else 0.
+  LINEBLOOM_GJ_AVX2 static __m256i Spread(__m256i x, __m256i which, __m256i bit_of_byte, __m256i bit) {
+    const __m256i held = _mm256_and_si256(_mm256_shuffle_epi8(x, which), bit_of_byte);
+    return _mm256_and_si256(_mm256_cmpeq_epi8(held, bit_of_byte), bit);
+  }
+  // PortableBits::PlanesOfPivots by bytes, eight planes at a time: each
+  // fingerprint lane is spread to a byte per equation (bit b % 8 of a
+  // table of 64 kWords bytes), each column's byte fetched from its pivot's
+  // by byte shuffles of the table's 16-byte parts (a free column's index,
+  // -1, has its sign set, which VPSHUFB answers with 0), and each plane's
+  // bits collected by VPMOVMSKB. The table stays in registers.
+  template <int kWords>
+  LINEBLOOM_GJ_AVX2_CALL static void PlanesOfPivots(uint64_t (*lane)[128], int columns, int planes,
+                                                    const int8_t* pivot_of, PlaneSet* solution) {
+    // Lane 0 of a spread takes bytes 0 and 1 of the lane (equations 0..15),
+    // lane 1 bytes 2 and 3; the second register bytes 4..7.
+    const __m256i first_bytes = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i last_bytes = _mm256_add_epi8(first_bytes, _mm256_set1_epi8(4));
+    const __m256i bit_of_byte = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201u));
+    alignas(32) int8_t index[128];
+    std::fill(index, index + 128, int8_t{-1});
+    std::copy(pivot_of, pivot_of + columns, index);
+    for (int b = 0; b < planes; ++b) solution->planes[b] = {0, 0};
+    for (int g = 0; 8 * g < planes; ++g) {
+      const int group_end = std::min(planes, 8 * g + 8);
+      // part[k]: table bytes 16k..16k+15 in both halves.
+      __m256i part[4 * kWords];
+      for (int w = 0; w < kWords; ++w) {
+        __m256i first = _mm256_setzero_si256(), last = _mm256_setzero_si256();
+        for (int b = 8 * g; b < group_end; ++b) {
+          const __m256i x = _mm256_set1_epi64x(static_cast<long long>(lane[w][columns + b]));
+          const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (b - 8 * g)));
+          first = _mm256_or_si256(first, Spread(x, first_bytes, bit_of_byte, bit));
+          last = _mm256_or_si256(last, Spread(x, last_bytes, bit_of_byte, bit));
+        }
+        part[4 * w] = _mm256_permute2x128_si256(first, first, 0x00);
+        part[4 * w + 1] = _mm256_permute2x128_si256(first, first, 0x11);
+        part[4 * w + 2] = _mm256_permute2x128_si256(last, last, 0x00);
+        part[4 * w + 3] = _mm256_permute2x128_si256(last, last, 0x11);
+      }
+      for (int c = 0; c < columns; c += 32) {
+        const __m256i at = _mm256_load_si256(reinterpret_cast<const __m256i*>(index + c));
+        const __m256i sixteenth = _mm256_and_si256(at, _mm256_set1_epi8(static_cast<char>(0xF0)));
+        __m256i picked = _mm256_setzero_si256();
+        for (int k = 0; k < 4 * kWords; ++k) {
+          const __m256i here = _mm256_cmpeq_epi8(sixteenth, _mm256_set1_epi8(static_cast<char>(16 * k)));
+          picked = _mm256_or_si256(picked, _mm256_and_si256(here, _mm256_shuffle_epi8(part[k], at)));
+        }
+        for (int b = 8 * g; b < group_end; ++b) {
+          // Bit b - 8g of each byte to its sign (a 16-bit shift: the low
+          // byte's bits that pass into the high byte reach no sign).
+          const __m128i by = _mm_cvtsi32_si128(7 - (b - 8 * g));
+          const auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_sll_epi16(picked, by)));
+          (c < 64 ? solution->planes[b].lo : solution->planes[b].hi) |= uint64_t{bits} << (c & 32);
+        }
       }
     }
   }
@@ -185,25 +269,7 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     if (bad != 0) first = std::min<size_t>(count, 64 * static_cast<size_t>(w) + std::countr_zero(bad));
   }
   if (first < count && stop_at_contradiction) return first;
-  // Bit p of plane b: bit pivot_of[p] of fingerprint lane b, by two
-  // transposes: the lanes to each equation's fingerprint, and the pivots'
-  // fingerprints, by column, to the planes.
-  //   simple form: for each pivot column p, i = pivot_of[p]:
-  //     plane[b] |= ((lane[i / 64][columns + b] >> i % 64) & 1) << p
-  alignas(64) uint64_t fingerprint_of[kWords][64];
-  for (int w = 0; w < kWords; ++w) {
-    std::fill(fingerprint_of[w], fingerprint_of[w] + 64, 0);
-    std::copy(t.lane[w] + columns, t.lane[w] + columns + planes, fingerprint_of[w]);
-    Bits::Transpose64(fingerprint_of[w]);
-  }
-  alignas(64) uint64_t by_column[128] = {};
-  for (int p = 0; p < columns; ++p) {
-    const int i = pivot_of[p];
-    by_column[p] = i < 0 ? 0 : fingerprint_of[i >> 6][i & 63];
-  }
-  Bits::Transpose64(by_column);
-  if (columns > 64) Bits::Transpose64(by_column + 64);
-  for (int b = 0; b < planes; ++b) solution->planes[b] = {by_column[b], columns > 64 ? by_column[64 + b] : 0};
+  Bits::template PlanesOfPivots<kWords>(t.lane, columns, planes, pivot_of, solution);
   return first;
 }
 
