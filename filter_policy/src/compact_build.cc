@@ -37,6 +37,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -63,24 +64,37 @@ constexpr size_t kSureFit = 8;
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
 constexpr double kReservedBumpShare = 0.06;
 
+// An array that each use writes before it reads, grown without the
+// writing of every element that a vector's growth does first.
+template <typename T>
+class ScratchArray {
+ public:
+  // Grows to `n` elements, exactly (a vector's own growth could double).
+  void FitTo(size_t n) {
+    if (size_ >= n) return;
+    data_ = std::make_unique_for_overwrite<T[]>(n);
+    size_ = n;
+  }
+  T* data() { return data_.get(); }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+};
+
 // Memory the layers reuse, sized by the largest bucket (the line counts by
 // the lines of a layer grouped by pages: 4 bytes per line).
 struct Scratch {
   std::vector<size_t> starts;               // of each bucket
-  std::vector<uint32_t> line_start;         // of each line of a bucket
+  ScratchArray<uint32_t> line_start;        // of each line of a bucket
   std::vector<uint32_t> line_keys_counted;  // keys of each line, where the grouping counted them
-  std::vector<uint64_t> keys;               // the bucket's keys by line
-  std::vector<uint8_t> orders;              // theirs
-  std::vector<uint64_t> line_keys;          // a line's keys by order
-  std::vector<uint8_t> line_orders;         // theirs
+  ScratchArray<uint64_t> keys;              // the bucket's keys by line
+  ScratchArray<uint8_t> orders;             // theirs
+  ScratchArray<uint64_t> line_keys;         // a line's keys by order
+  ScratchArray<uint8_t> line_orders;        // theirs
   LineSolver solver;
 };
-
-// Grows `v` to `n` elements, exactly: a vector's own growth could double.
-template <typename T>
-void FitTo(std::vector<T>& v, size_t n) {
-  if (v.size() < n) v = std::vector<T>(n);
-}
 
 // log2 of the lines per bucket of a layer (file comment).
 int BucketShift(size_t keys, uint32_t lines) {
@@ -168,9 +182,9 @@ class LayerBuilder {
     }
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
-    FitTo(s_.keys, most);
-    FitTo(s_.orders, most);
-    FitTo(s_.line_start, (size_t{1} << shift_) + 1);
+    s_.keys.FitTo(most);
+    s_.orders.FitTo(most);
+    s_.line_start.FitTo((size_t{1} << shift_) + 1);
     for (size_t b = 0; b < buckets; ++b) {
       const uint32_t first = static_cast<uint32_t>(b << shift_);
       const uint32_t lines = std::min(lines_ - first, uint32_t{1} << shift_);
@@ -262,8 +276,8 @@ class LayerBuilder {
   // Returns that order.
   int SortLine(const uint64_t* keys, const uint8_t* orders, size_t k, size_t tie_from) {
     if (k == 0) return 0;
-    FitTo(s_.line_keys, k);
-    FitTo(s_.line_orders, k);
+    s_.line_keys.FitTo(k);
+    s_.line_orders.FitTo(k);
     uint64_t* sorted = s_.line_keys.data();
     uint8_t* sorted_orders = s_.line_orders.data();
     // Byte counters where no count can pass 255 (every line the shapes
