@@ -17,6 +17,15 @@ namespace {
 
 #define LINEBLOOM_GJ_INLINE __attribute__((always_inline)) inline
 
+// A column's pivot step: the pivot equation (bit `bit` of word `word`)
+// is added to the column's other equations (`others`, by word).
+template <int kWords>
+struct PivotStep {
+  int word;
+  uint64_t bit;
+  uint64_t others[kWords];
+};
+
 // The two loops of the solve, portable: a 64 x 64 bit transpose and the
 // update of the later lanes at a column's step.
 struct PortableBits {
@@ -43,11 +52,23 @@ struct PortableBits {
   //   simple form: for (q = from; q < to; ++q) if (lane[pw][q] & bit)
   //   lane[w][q] ^= others[w] for each w
   template <int kWords>
-  LINEBLOOM_GJ_INLINE static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, int pw, uint64_t bit,
-                                               const uint64_t* others) {
+  LINEBLOOM_GJ_INLINE static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, const PivotStep<kWords>& a) {
     for (int q = from & ~3; q < to; ++q) {
-      const uint64_t flip = 0 - static_cast<uint64_t>((lane[pw][q] & bit) != 0);
-      for (int w = 0; w < kWords; ++w) lane[w][q] ^= others[w] & flip;
+      const uint64_t flip = 0 - static_cast<uint64_t>((lane[a.word][q] & a.bit) != 0);
+      for (int w = 0; w < kWords; ++w) lane[w][q] ^= a.others[w] & flip;
+    }
+  }
+  // The steps of two consecutive columns in one pass, b after a.
+  //   simple form: AddWhereHeld(lane, from, to, a);
+  //                AddWhereHeld(lane, from, to, b)
+  template <int kWords>
+  LINEBLOOM_GJ_INLINE static void AddWhereHeldTwo(uint64_t (*lane)[128], int from, int to, const PivotStep<kWords>& a,
+                                                  const PivotStep<kWords>& b) {
+    for (int q = from & ~3; q < to; ++q) {
+      const uint64_t flip_a = 0 - static_cast<uint64_t>((lane[a.word][q] & a.bit) != 0);
+      for (int w = 0; w < kWords; ++w) lane[w][q] ^= a.others[w] & flip_a;
+      const uint64_t flip_b = 0 - static_cast<uint64_t>((lane[b.word][q] & b.bit) != 0);
+      for (int w = 0; w < kWords; ++w) lane[w][q] ^= b.others[w] & flip_b;
     }
   }
   // The planes of the reduced system: bit p of plane b is bit pivot_of[p]
@@ -123,16 +144,40 @@ struct Avx2Bits {
     SwapWithin<1, 0xCC>(w, 0x5555555555555555u);
   }
   template <int kWords>
-  LINEBLOOM_GJ_AVX2_CALL static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, int pw, uint64_t bit,
-                                                  const uint64_t* others) {
-    const __m256i pivot = _mm256_set1_epi64x(static_cast<long long>(bit));
+  LINEBLOOM_GJ_AVX2_CALL static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, const PivotStep<kWords>& a) {
+    const __m256i pivot = _mm256_set1_epi64x(static_cast<long long>(a.bit));
     __m256i add[kWords];
-    for (int w = 0; w < kWords; ++w) add[w] = _mm256_set1_epi64x(static_cast<long long>(others[w]));
+    for (int w = 0; w < kWords; ++w) add[w] = _mm256_set1_epi64x(static_cast<long long>(a.others[w]));
     for (int q = from & ~3; q < to; q += 4) {
-      const __m256i not_held = _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[pw] + q), pivot), _mm256_setzero_si256());
+      const __m256i not_held =
+          _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[a.word] + q), pivot), _mm256_setzero_si256());
       for (int w = 0; w < kWords; ++w) {
         Store(lane[w] + q, _mm256_xor_si256(Load(lane[w] + q), _mm256_andnot_si256(not_held, add[w])));
       }
+    }
+  }
+  // Each block of four lanes loaded and stored once for both steps; b's
+  // test reads the lanes a's step has updated.
+  template <int kWords>
+  LINEBLOOM_GJ_AVX2_CALL static void AddWhereHeldTwo(uint64_t (*lane)[128], int from, int to,
+                                                     const PivotStep<kWords>& a, const PivotStep<kWords>& b) {
+    const __m256i pivot_a = _mm256_set1_epi64x(static_cast<long long>(a.bit));
+    const __m256i pivot_b = _mm256_set1_epi64x(static_cast<long long>(b.bit));
+    __m256i add_a[kWords], add_b[kWords];
+    for (int w = 0; w < kWords; ++w) {
+      add_a[w] = _mm256_set1_epi64x(static_cast<long long>(a.others[w]));
+      add_b[w] = _mm256_set1_epi64x(static_cast<long long>(b.others[w]));
+    }
+    const bool b_in_second = kWords > 1 && b.word == 1;
+    for (int q = from & ~3; q < to; q += 4) {
+      __m256i x[kWords];
+      for (int w = 0; w < kWords; ++w) x[w] = Load(lane[w] + q);
+      const __m256i not_a =
+          _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[a.word] + q), pivot_a), _mm256_setzero_si256());
+      for (int w = 0; w < kWords; ++w) x[w] = _mm256_xor_si256(x[w], _mm256_andnot_si256(not_a, add_a[w]));
+      const __m256i held_b = b_in_second ? x[kWords - 1] : x[0];
+      const __m256i not_b = _mm256_cmpeq_epi64(_mm256_and_si256(held_b, pivot_b), _mm256_setzero_si256());
+      for (int w = 0; w < kWords; ++w) Store(lane[w] + q, _mm256_xor_si256(x[w], _mm256_andnot_si256(not_b, add_b[w])));
     }
   }
   // Byte i of the result is `bit` where bit i % 8 of byte which[i] of x
@@ -228,6 +273,32 @@ struct Lanes {
   }
 };
 
+// Column p's pivot, the lowest candidate equation (not a pivot yet) in
+// `column` (the column's lane, by word), in the first word that has one:
+// false where there is none (p is free). Sets pivot_of[p] and marks the
+// pivot.
+template <int kWords>
+LINEBLOOM_GJ_INLINE bool TakePivot(const uint64_t* column, int p, uint64_t* pivots, int8_t* pivot_of,
+                                   PivotStep<kWords>* step) {
+  int pw = 0;
+  uint64_t cand = column[0] & ~pivots[0];
+  for (int w = 1; w < kWords && cand == 0; ++w) {
+    pw = w;
+    cand = column[w] & ~pivots[w];
+  }
+  if (cand == 0) {
+    pivot_of[p] = -1;
+    return false;
+  }
+  const uint64_t bit = cand & (0 - cand);
+  pivot_of[p] = static_cast<int8_t>(64 * pw + std::countr_zero(bit));
+  pivots[pw] |= bit;
+  step->word = pw;
+  step->bit = bit;
+  for (int w = 0; w < kWords; ++w) step->others[w] = column[w] ^ (w == pw ? bit : 0);
+  return true;
+}
+
 template <int kWords, class Bits>
 LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes,
                                  int8_t* pivot_of, PlaneSet* solution, bool stop_at_contradiction) {
@@ -240,24 +311,29 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
     }
   }
   uint64_t pivots[kWords] = {};
+  // Column p's step, and where column p + 1 has a pivot too, that column's
+  // step in the same pass over the later lanes: its pivot is chosen on its
+  // lane after p's step, taken in registers (a store there would stall the
+  // pass's wider load of the same lanes).
+  //   simple form: for each column p with a pivot a:
+  //     Bits::AddWhereHeld(t.lane, p + 1, columns + planes, a)
+  const int to = columns + planes;
   for (int p = 0; p < columns; ++p) {
-    // The lowest candidate: in the first word that has one.
-    int pw = 0;
-    uint64_t cand = t.lane[0][p] & ~pivots[0];
-    for (int w = 1; w < kWords && cand == 0; ++w) {
-      pw = w;
-      cand = t.lane[w][p] & ~pivots[w];
+    uint64_t column[kWords];
+    for (int w = 0; w < kWords; ++w) column[w] = t.lane[w][p];
+    PivotStep<kWords> a;
+    if (!TakePivot(column, p, pivots, pivot_of, &a)) continue;
+    if (p + 1 < columns) {
+      ++p;
+      const uint64_t flip = 0 - static_cast<uint64_t>((t.lane[a.word][p] & a.bit) != 0);
+      for (int w = 0; w < kWords; ++w) column[w] = t.lane[w][p] ^ (a.others[w] & flip);
+      PivotStep<kWords> b;
+      if (TakePivot(column, p, pivots, pivot_of, &b)) {
+        Bits::template AddWhereHeldTwo<kWords>(t.lane, p + 1, to, a, b);
+        continue;
+      }
     }
-    if (cand == 0) {
-      pivot_of[p] = -1;
-      continue;
-    }
-    const uint64_t bit = cand & (0 - cand);
-    pivot_of[p] = static_cast<int8_t>(64 * pw + std::countr_zero(bit));
-    pivots[pw] |= bit;
-    uint64_t others[kWords];
-    for (int w = 0; w < kWords; ++w) others[w] = t.lane[w][p] ^ (w == pw ? bit : 0);
-    Bits::template AddWhereHeld<kWords>(t.lane, p + 1, columns + planes, pw, bit, others);
+    Bits::template AddWhereHeld<kWords>(t.lane, p + 1, to, a);
   }
   // A non-pivot equation's row is zero now: a fingerprint bit left is its
   // disagreement with the keys before it.
