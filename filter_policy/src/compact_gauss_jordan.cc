@@ -26,8 +26,9 @@ struct PivotStep {
   uint64_t others[kWords];
 };
 
-// The two loops of the solve, portable: a 64 x 64 bit transpose and the
-// update of the later lanes at a column's step.
+// The loops of the solve, portable: the 64 x 64 bit transpose, the update
+// of the later lanes at one or two columns' steps, and the planes from the
+// pivots.
 struct PortableBits {
   // In place: bit q of w[i] becomes bit i of w[q]. Swapping the two
   // off-diagonal blocks of a matrix and transposing each quarter transposes
@@ -168,12 +169,13 @@ struct Avx2Bits {
       add_a[w] = _mm256_set1_epi64x(static_cast<long long>(a.others[w]));
       add_b[w] = _mm256_set1_epi64x(static_cast<long long>(b.others[w]));
     }
+    const bool a_in_second = kWords > 1 && a.word == 1;
     const bool b_in_second = kWords > 1 && b.word == 1;
     for (int q = from & ~3; q < to; q += 4) {
       __m256i x[kWords];
       for (int w = 0; w < kWords; ++w) x[w] = Load(lane[w] + q);
-      const __m256i not_a =
-          _mm256_cmpeq_epi64(_mm256_and_si256(Load(lane[a.word] + q), pivot_a), _mm256_setzero_si256());
+      const __m256i held_a = a_in_second ? x[kWords - 1] : x[0];
+      const __m256i not_a = _mm256_cmpeq_epi64(_mm256_and_si256(held_a, pivot_a), _mm256_setzero_si256());
       for (int w = 0; w < kWords; ++w) x[w] = _mm256_xor_si256(x[w], _mm256_andnot_si256(not_a, add_a[w]));
       const __m256i held_b = b_in_second ? x[kWords - 1] : x[0];
       const __m256i not_b = _mm256_cmpeq_epi64(_mm256_and_si256(held_b, pivot_b), _mm256_setzero_si256());
@@ -188,19 +190,23 @@ struct Avx2Bits {
   }
   // PortableBits::PlanesOfPivots by bytes, eight planes at a time: each
   // fingerprint lane is spread to a byte per equation (bit b % 8 of a
-  // table of 64 kWords bytes), each column's byte fetched from its pivot's
-  // by byte shuffles of the table's 16-byte parts (a free column's index,
-  // -1, has its sign set, which VPSHUFB answers with 0), and each plane's
-  // bits collected by VPMOVMSKB. The table stays in registers.
+  // table of 64 x kWords bytes), each column's byte fetched from its
+  // pivot's by byte shuffles of the table's 16-byte parts (a free column's
+  // index, -1, matches no part, and its sign bit makes VPSHUFB answer 0 as
+  // well), and each plane's bits collected by VPMOVMSKB. The table stays in
+  // registers.
   template <int kWords>
   LINEBLOOM_GJ_AVX2_CALL static void PlanesOfPivots(uint64_t (*lane)[128], int columns, int planes,
                                                     const int8_t* pivot_of, PlaneSet* solution) {
-    // Lane 0 of a spread takes bytes 0 and 1 of the lane (equations 0..15),
-    // lane 1 bytes 2 and 3; the second register bytes 4..7.
+    // The low 128 bits of a spread take bytes 0 and 1 of the lane
+    // (equations 0..15), the high 128 bits bytes 2 and 3; the second
+    // register bytes 4..7.
     const __m256i first_bytes = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
                                                  2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
     const __m256i last_bytes = _mm256_add_epi8(first_bytes, _mm256_set1_epi8(4));
     const __m256i bit_of_byte = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201u));
+    // Pivots are equations 0..127 and columns at most 128 (kWords <= 2).
+    static_assert(kWords <= 2);
     alignas(32) int8_t index[128];
     std::fill(index, index + 128, int8_t{-1});
     std::copy(pivot_of, pivot_of + columns, index);
