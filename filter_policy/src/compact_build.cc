@@ -93,6 +93,7 @@ struct Scratch {
   ScratchArray<uint8_t> orders;             // theirs
   ScratchArray<uint64_t> line_keys;         // a line's keys by order
   ScratchArray<uint8_t> line_orders;        // theirs
+  ScratchArray<uint32_t> slots;             // a one-bucket layer's keys' lines and orders (PackSlot)
   LineSolver solver;
 };
 
@@ -102,6 +103,11 @@ int BucketShift(size_t keys, uint32_t lines) {
   const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
   return static_cast<int>(std::bit_width((lines - 1) / buckets));
 }
+
+// A slot in one word: the line above the order's byte (a one-bucket layer
+// has at most kOneBucketKeys keys, so fewer than 2^24 lines).
+inline uint32_t PackSlot(Slot slot) { return slot.line << 8 | slot.order; }
+static_assert(kOrders < 256);
 
 // A line's counting sort by order counts in kOrderSlots counters (the
 // orders, rounded up to a multiple of eight).
@@ -215,26 +221,48 @@ class LayerBuilder {
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
     uint32_t* start = s_.line_start.data();
     start[0] = 0;
-    if (Grouped()) {
-      std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
-    } else {
-      std::fill_n(start + 1, lines, 0);
-      hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-        for (uint64_t h : span) ++start[SlotOfKey(h).line - first + 1];
-      });
-    }
-    for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
-    // Placed from the end of each line backwards, so that line_start keeps
-    // each line's start afterwards.
-    for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
     uint64_t* keys = s_.keys.data();
     uint8_t* orders = s_.orders.data();
+    // Placed from the end of each line backwards, so that line_start keeps
+    // each line's start afterwards.
+    const auto ends_from_counts = [start, lines] {
+      for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
+      for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
+    };
+    if (Grouped()) {
+      std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
+      ends_from_counts();
+      hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+        for (uint64_t h : span) {
+          const Slot slot = SlotOfKey(h);
+          const uint32_t at = --start[slot.line - first];
+          keys[at] = h;
+          orders[at] = static_cast<uint8_t>(slot.order);
+        }
+      });
+      return;
+    }
+    // One bucket (first == 0, from == 0): the counting pass keeps each
+    // key's slot, which the placing pass then reads instead of computing it
+    // again.
+    std::fill_n(start + 1, lines, 0);
+    s_.slots.FitTo(to - from);
+    uint32_t* slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       for (uint64_t h : span) {
         const Slot slot = SlotOfKey(h);
-        const uint32_t at = --start[slot.line - first];
+        ++start[slot.line + 1];
+        *slots++ = PackSlot(slot);
+      }
+    });
+    ends_from_counts();
+    slots = s_.slots.data();
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+      for (uint64_t h : span) {
+        const uint32_t slot = *slots++;
+        const uint32_t at = --start[slot >> 8];
         keys[at] = h;
-        orders[at] = static_cast<uint8_t>(slot.order);
+        orders[at] = static_cast<uint8_t>(slot);
       }
     });
   }
