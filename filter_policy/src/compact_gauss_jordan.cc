@@ -253,6 +253,67 @@ struct Avx2Bits {
 };
 #endif
 
+// GaussJordanEquationsOf, one key at a time.
+void EquationsOneByOne(const uint64_t* hashes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi) {
+  const Bits128 mask = LowMask(columns);
+  for (size_t i = 0; i < count; ++i) {
+    const KeyCode code = CodeOf(hashes[i]);
+    const Bits128 row = RowOf(code, mask);
+    const uint64_t fp = FingerprintOf(code, planes);
+    lo[i] = row.lo;
+    hi[i] = columns > 64 ? row.hi | fp << (columns - 64) : fp;
+  }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// x * kAvalancheMultiplier (mod 2^64) in each lane, where x_high is
+// x >> 32: AVX2 multiplies 32-bit halves only, and the product mod 2^64 is
+// lo(x) lo(k) + (hi(x) lo(k) + lo(x) hi(k)) 2^32.
+LINEBLOOM_GJ_AVX2 __m256i TimesAvalancheMultiplier(__m256i x, __m256i x_high) {
+  const __m256i k = _mm256_set1_epi64x(static_cast<long long>(kAvalancheMultiplier));
+  const __m256i k_high = _mm256_set1_epi64x(static_cast<long long>(kAvalancheMultiplier >> 32));
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(x_high, k), _mm256_mul_epu32(x, k_high));
+  return _mm256_add_epi64(_mm256_mul_epu32(x, k), _mm256_slli_epi64(cross, 32));
+}
+// Avalanche (compact_layout.h) of each lane. x ^ (x >> 32) keeps x's high
+// half, so each fold's shift is also the next product's x_high.
+LINEBLOOM_GJ_AVX2 __m256i Avalanche4(__m256i x) {
+  __m256i high = _mm256_srli_epi64(x, 32);
+  x = TimesAvalancheMultiplier(_mm256_xor_si256(x, high), high);
+  high = _mm256_srli_epi64(x, 32);
+  x = TimesAvalancheMultiplier(_mm256_xor_si256(x, high), high);
+  return _mm256_xor_si256(x, _mm256_srli_epi64(x, 32));
+}
+// EquationsOneByOne of the keys in whole groups of four; returns how many
+// it did.
+//   simple form: EquationsOneByOne(hashes, count, columns, planes, lo, hi)
+__attribute__((target("avx2"))) size_t EquationsAvx2(const uint64_t* hashes, size_t count, int columns, int planes,
+                                                     uint64_t* lo, uint64_t* hi) {
+  const Bits128 mask = LowMask(columns);
+  const __m256i mask_lo = _mm256_set1_epi64x(static_cast<long long>(mask.lo));
+  const __m256i mask_hi = _mm256_set1_epi64x(static_cast<long long>(mask.hi));
+  const __m256i seed = _mm256_set1_epi64x(static_cast<long long>(kCodeSeed));
+  const __m256i one = _mm256_set1_epi64x(1);
+  const __m128i fp_shift = _mm_cvtsi32_si128(64 - planes);
+  const __m128i fp_place = _mm_cvtsi32_si128(columns > 64 ? columns - 64 : 0);
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hashes + i));
+    const __m256i row_lo_code = Avalanche4(_mm256_xor_si256(h, seed));
+    const __m256i rest = Avalanche4(row_lo_code);
+    const __m256i row_lo = _mm256_and_si256(row_lo_code, mask_lo);
+    const __m256i row_hi = _mm256_and_si256(rest, mask_hi);
+    // A zero row gets bit 0 (RowOf).
+    const __m256i zero = _mm256_cmpeq_epi64(_mm256_or_si256(row_lo, row_hi), _mm256_setzero_si256());
+    const __m256i fp = _mm256_srl_epi64(rest, fp_shift);
+    const __m256i eq_hi = columns > 64 ? _mm256_or_si256(row_hi, _mm256_sll_epi64(fp, fp_place)) : fp;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lo + i), _mm256_or_si256(row_lo, _mm256_and_si256(zero, one)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(hi + i), eq_hi);
+  }
+  return i;
+}
+#endif
+
 // The transposed system of up to 64 kWords equations: lane[w][q] is the
 // mask of equations 64 w.. with bit q, q < 64 a bit of the low words, q >= 64
 // bit q - 64 of the high words. Columns are lanes 0..C-1; fingerprint bit b
@@ -375,14 +436,13 @@ size_t SolveAvx2(const uint64_t* lo, const uint64_t* hi, size_t count, int colum
 
 }  // namespace
 
-void GaussJordanEquationsOf(const KeyCode* codes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi) {
-  const Bits128 mask = LowMask(columns);
-  for (size_t i = 0; i < count; ++i) {
-    const Bits128 row = RowOf(codes[i], mask);
-    const uint64_t fp = FingerprintOf(codes[i], planes);
-    lo[i] = row.lo;
-    hi[i] = columns > 64 ? row.hi | fp << (columns - 64) : fp;
-  }
+void GaussJordanEquationsOf(const uint64_t* hashes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi) {
+  size_t done = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  if (has_avx2 && CurrentKernel() != Kernel::kPortable) done = EquationsAvx2(hashes, count, columns, planes, lo, hi);
+#endif
+  EquationsOneByOne(hashes + done, count - done, columns, planes, lo + done, hi + done);
 }
 
 size_t SolveGaussJordan(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,

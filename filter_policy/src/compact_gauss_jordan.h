@@ -33,11 +33,13 @@ namespace linebloom::internal::compact {
 // Most equations SolveGaussJordan takes (two 64-bit words per lane).
 inline constexpr size_t kMaxGaussJordanKeys = 128;
 
-// The equations of `codes` (count <= kMaxGaussJordanKeys) for R planes of
-// C columns, laid out as SweepEquationsOf lays them: lo[i] the row's bits
-// 0..63; hi[i] its bits 64..C-1 with the fingerprint above them (C > 64),
-// or the fingerprint (C <= 64).
-void GaussJordanEquationsOf(const KeyCode* codes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi);
+// The equations of the keys of `hashes` (count <= kMaxGaussJordanKeys),
+// from each one's CodeOf, for R planes of C columns, laid out as
+// SweepEquationsOf lays them: lo[i] the row's bits 0..63; hi[i] its bits
+// 64..C-1 with the fingerprint above them (C > 64), or the fingerprint
+// (C <= 64). Four keys at a time with AVX2 where the active kernel is not
+// the portable one.
+void GaussJordanEquationsOf(const uint64_t* hashes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi);
 
 // SolveReduced of `count` (<= kMaxGaussJordanKeys) equations of `columns`
 // columns and `planes` fingerprint bits (lo and hi are only read): returns

@@ -93,7 +93,7 @@ size_t LineSolver::InsertSwept(size_t count, bool stop_at_contradiction) {
 
 size_t LineSolver::InsertGaussJordan(size_t count, bool stop_at_contradiction) {
   static_assert(kMaxGaussJordanKeys <= kMaxSweepKeys);  // eq_lo_, eq_hi_
-  GaussJordanEquationsOf(codes_.data(), count, columns_, planes_, eq_lo_, eq_hi_);
+  GaussJordanEquationsOf(hashes_, count, columns_, planes_, eq_lo_, eq_hi_);
   solved_ = true;
   return SolveGaussJordan(eq_lo_, eq_hi_, count, columns_, planes_, pivot_of_, &solution_, stop_at_contradiction);
 }
@@ -108,11 +108,11 @@ size_t LineSolver::Insert(size_t count, bool stop_at_contradiction) {
 LineOutcome LineSolver::Solve(std::span<const uint64_t> hashes, const uint8_t* orders, int r, int extra_planes,
                               unsigned char* line) {
   const size_t k = hashes.size();
-  // The sweep makes its equations from the hashes; the one-key-at-a-time
-  // insertion reads the codes.
+  // The sweep and Gauss-Jordan make their equations from the hashes; the
+  // one-key-at-a-time insertion reads the codes.
   swept_ = k <= kMaxSweepKeys && HasSweep();
   hashes_ = hashes.data();
-  if (!swept_) {
+  if (!swept_ && k > kMaxGaussJordanKeys) {
     if (codes_.size() < k) codes_.resize(k);
     for (size_t i = 0; i < k; ++i) codes_[i] = CodeOf(hashes[i]);
   }

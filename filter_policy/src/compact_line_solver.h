@@ -114,7 +114,7 @@ class LineSolver {
   bool solved_ = false;  // the last Insert was SolveReduced's: solution_ holds the planes
   PlaneSet solution_;
   const uint64_t* hashes_ = nullptr;  // the keys of Solve
-  std::vector<KeyCode> codes_;        // theirs, where not swept
+  std::vector<KeyCode> codes_;        // theirs, for the one-key-at-a-time insertion
 };
 
 }  // namespace linebloom::internal::compact

@@ -269,23 +269,41 @@ TEST_F(CompactBuildTest, GaussJordanMatchesTheSweepAndBackSubstitution) {
     EXPECT_GT(solved, 500u) << KernelName(kernel);  // 668 of these systems hold every equation
     EXPECT_GT(contradicted, 1000u) << KernelName(kernel);
   }
-  // The equations, from each key's code.
+}
+
+// The equations Gauss-Jordan is given, from each key's code, on every
+// kernel (AVX2 makes four at a time), for every count up to the most (the
+// groups of four and the rest), a zero row among them.
+TEST_F(CompactBuildTest, GaussJordanEquationsMatchTheirDefinition) {
+  namespace c = internal::compact;
   std::mt19937_64 rng(5);
-  for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
-    const int columns = c::ColumnsFor(planes);
-    std::vector<c::KeyCode> codes(c::kMaxGaussJordanKeys);
-    for (auto& code : codes) code = c::CodeOf(rng());
-    codes[3].row_lo = 0;  // a zero row: RowOf gives it bit 0
-    codes[3].rest &= ~c::LowMask(columns > 64 ? columns - 64 : 0).lo;
-    uint64_t lo[c::kMaxGaussJordanKeys], hi[c::kMaxGaussJordanKeys];
-    c::GaussJordanEquationsOf(codes.data(), codes.size(), columns, planes, lo, hi);
-    for (size_t i = 0; i < codes.size(); ++i) {
-      const c::Bits128 row = c::RowOf(codes[i], columns);
-      const uint64_t fp = c::FingerprintOf(codes[i], planes);
-      ASSERT_EQ(lo[i], row.lo);
-      ASSERT_EQ(hi[i], columns > 64 ? row.hi | fp << (columns - 64) : fp) << planes << " " << i;
+  for (Kernel kernel : {Kernel::kPortable, Kernel::kAvx2}) {
+    if (!ForceKernel(kernel)) {
+      GTEST_LOG_(INFO) << KernelName(kernel) << " not supported here: skipped";
+      continue;
     }
-    ASSERT_EQ(lo[3], 1u) << planes;
+    for (int planes = c::kMinFingerprintBits; planes <= c::kMaxPlanes; ++planes) {
+      const int columns = c::ColumnsFor(planes);
+      for (size_t count = 1; count <= c::kMaxGaussJordanKeys; count += 1 + count / 16) {
+        std::vector<uint64_t> hashes(count);
+        for (auto& h : hashes) h = rng();
+        // The hash whose code is zero: its row is zero, which RowOf makes 1.
+        hashes[count / 2] = c::kCodeSeed;
+        std::vector<uint64_t> lo(count + 1, ~uint64_t{0}), hi(count + 1, ~uint64_t{0});
+        c::GaussJordanEquationsOf(hashes.data(), count, columns, planes, lo.data(), hi.data());
+        for (size_t i = 0; i < count; ++i) {
+          const c::KeyCode code = c::CodeOf(hashes[i]);
+          const c::Bits128 row = c::RowOf(code, columns);
+          const uint64_t fp = c::FingerprintOf(code, planes);
+          ASSERT_EQ(lo[i], row.lo) << KernelName(kernel) << " " << planes << " " << count << " " << i;
+          ASSERT_EQ(hi[i], columns > 64 ? row.hi | fp << (columns - 64) : fp)
+              << KernelName(kernel) << " " << planes << " " << count << " " << i;
+        }
+        ASSERT_EQ(lo[count / 2], 1u) << planes;
+        // Nothing past the last equation written.
+        ASSERT_EQ(lo[count] & hi[count], ~uint64_t{0}) << KernelName(kernel) << " " << planes << " " << count;
+      }
+    }
   }
 }
 
