@@ -41,6 +41,7 @@
 #include <span>
 #include <vector>
 
+#include "compact_counting_sort.h"
 #include "compact_layout.h"
 #include "compact_line_solver.h"
 #include "compact_partition.h"
@@ -59,6 +60,7 @@ constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // scratch another pass over their hashes.
 constexpr size_t kOneBucketKeys = size_t{1} << 12;
 static_assert(kOneBucketKeys <= kSmallLayerKeys);
+static_assert(kOneBucketKeys < (size_t{1} << 24));  // so fewer lines, as PackSlot needs
 constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
@@ -102,47 +104,6 @@ int BucketShift(size_t keys, uint32_t lines) {
   if (keys <= kOneBucketKeys) return static_cast<int>(std::bit_width(lines - 1));
   const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
   return static_cast<int>(std::bit_width((lines - 1) / buckets));
-}
-
-// A slot in one word: the line above the order's byte (a one-bucket layer
-// has at most kOneBucketKeys keys, so fewer than 2^24 lines).
-inline uint32_t PackSlot(Slot slot) { return slot.line << 8 | slot.order; }
-static_assert(kOrders < 256);
-
-// A line's counting sort by order counts in kOrderSlots counters (the
-// orders, rounded up to a multiple of eight).
-constexpr int kOrderSlots = (kOrders + 8) / 8 * 8;
-static_assert(kOrderSlots == 128);
-
-// counts[o] becomes the sum of counts[0, o).
-template <typename Count>
-void ExclusivePrefixOneByOne(Count* counts) {
-  Count sum = 0;
-  for (int o = 0; o < kOrderSlots; ++o) {
-    const Count c = counts[o];
-    counts[o] = sum;
-    sum = static_cast<Count>(sum + c);
-  }
-}
-void ExclusivePrefix(uint32_t* counts) { ExclusivePrefixOneByOne(counts); }
-
-// The same for byte counts that sum to at most 255, eight at a time: a
-// word times 0x0101...01 holds in byte j the sum of its bytes 0..j (no sum
-// passes 255, so no carry crosses a byte), less the word itself those of
-// bytes 0..j-1, plus the words before.
-//   simple form: ExclusivePrefixOneByOne(counts)
-void ExclusivePrefix(uint8_t* counts) {
-  if constexpr (std::endian::native != std::endian::little) return ExclusivePrefixOneByOne(counts);
-  constexpr uint64_t kEveryByte = 0x0101010101010101;
-  uint64_t before = 0;
-  for (int w = 0; w < kOrderSlots; w += 8) {
-    uint64_t word;
-    std::memcpy(&word, counts + w, 8);
-    const uint64_t through = word * kEveryByte;
-    const uint64_t below = through - word + before * kEveryByte;
-    std::memcpy(counts + w, &below, 8);
-    before += through >> 56;
-  }
 }
 
 class LayerBuilder {
@@ -209,11 +170,8 @@ class LayerBuilder {
   // its grouping counts each line's keys into s_.line_keys_counted.
   bool Grouped() const { return count_ > kOneBucketKeys; }
 
-  // A branch on the layer alone: only a mixed filter's layer 0 has sections.
-  Slot SlotOfKey(uint64_t h) const {
-    if (sections_.low_threshold != 0) return FirstLayerSlotOf(h, sections_);
-    return SlotOf(LayerHash(h, layer_), lines_);
-  }
+  LayerPlacement Placement() const { return {sections_, layer_, lines_}; }
+  Slot SlotOfKey(uint64_t h) const { return Placement().Of(h); }
 
   // Counting sort of hashes[from, to), of lines [first, first + lines), by
   // line into s_.keys and s_.orders; s_.line_start[l] is then where line
@@ -229,17 +187,12 @@ class LayerBuilder {
       for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
       for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
     };
+    const LayerPlacement where = Placement();
     if (Grouped()) {
       std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
       ends_from_counts();
-      hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-        for (uint64_t h : span) {
-          const Slot slot = SlotOfKey(h);
-          const uint32_t at = --start[slot.line - first];
-          keys[at] = h;
-          orders[at] = static_cast<uint8_t>(slot.order);
-        }
-      });
+      hashes_.ForEachSpan(from, to - from,
+                          [&](std::span<uint64_t> span) { PlaceBySlotOf(where, span, first, start, keys, orders); });
       return;
     }
     // One bucket (first == 0, from == 0): the counting pass keeps each
@@ -249,37 +202,15 @@ class LayerBuilder {
     s_.slots.FitTo(to - from);
     uint32_t* slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      for (uint64_t h : span) {
-        const Slot slot = SlotOfKey(h);
-        ++start[slot.line + 1];
-        *slots++ = PackSlot(slot);
-      }
+      CountKeepingSlots(where, span, start, slots);
+      slots += span.size();
     });
     ends_from_counts();
     slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      for (uint64_t h : span) {
-        const uint32_t slot = *slots++;
-        const uint32_t at = --start[slot >> 8];
-        keys[at] = h;
-        orders[at] = static_cast<uint8_t>(slot);
-      }
+      PlaceBySlots(span, slots, start, keys, orders);
+      slots += span.size();
     });
-  }
-
-  // The counting sort of a line's k keys by order into `sorted` and
-  // `sorted_orders`, stable, with counters of type Count (which must hold k).
-  template <typename Count>
-  static void CountingSortByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, uint64_t* sorted,
-                                  uint8_t* sorted_orders) {
-    Count start[kOrderSlots] = {};
-    for (size_t i = 0; i < k; ++i) ++start[orders[i]];
-    ExclusivePrefix(start);
-    for (size_t i = 0; i < k; ++i) {
-      const size_t at = start[orders[i]]++;
-      sorted[at] = keys[i];
-      sorted_orders[at] = orders[i];
-    }
   }
 
   // SortBucket of a bucket of one line (a small layer's buckets are), which
@@ -308,13 +239,7 @@ class LayerBuilder {
     s_.line_orders.FitTo(k);
     uint64_t* sorted = s_.line_keys.data();
     uint8_t* sorted_orders = s_.line_orders.data();
-    // Byte counters where no count can pass 255 (every line the shapes
-    // load): their prefix sums go eight at a time.
-    if (k <= 255) {
-      CountingSortByOrder<uint8_t>(keys, orders, k, sorted, sorted_orders);
-    } else {
-      CountingSortByOrder<uint32_t>(keys, orders, k, sorted, sorted_orders);
-    }
+    SortByOrder(keys, orders, k, sorted, sorted_orders);
     // The keys of one order came in the order of the hashes' storage: each
     // run of one order from the run of key tie_from on is sorted by
     // insertion.

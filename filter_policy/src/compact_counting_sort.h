@@ -1,0 +1,54 @@
+// Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
+//
+// The counting sorts a compact filter's layer is built by (compact_build.cc):
+// its keys by line, then a line's keys by order. Each loop is a function of
+// its own, with the placement a value: inside the layer's build it would
+// share the registers with all of it, and the build's fields could alias
+// the counters it writes. Internal header.
+
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "compact_layout.h"
+
+namespace linebloom::internal::compact {
+
+// Where a layer places a key: its line and order.
+struct LayerPlacement {
+  Sections sections;  // layer 0's (compact_layout.h); none in a later layer
+  int layer;
+  uint32_t lines;
+
+  // A branch on the layer alone: only a mixed filter's layer 0 has sections.
+  Slot Of(uint64_t h) const {
+    if (sections.low_threshold != 0) return FirstLayerSlotOf(h, sections);
+    return SlotOf(LayerHash(h, layer), lines);
+  }
+};
+
+// A slot in one word: the line above the order's byte, for layers of
+// fewer than 2^24 lines.
+inline uint32_t PackSlot(Slot slot) { return slot.line << 8 | slot.order; }
+static_assert(kOrders < 256);
+
+// Counts each key of `hashes` in count[line + 1] and keeps its packed slot
+// in slots[i].
+void CountKeepingSlots(LayerPlacement where, std::span<const uint64_t> hashes, uint32_t* count, uint32_t* slots);
+
+// Places each key of `hashes` and its order at --end[line], by the slots
+// CountKeepingSlots kept.
+void PlaceBySlots(std::span<const uint64_t> hashes, const uint32_t* slots, uint32_t* end, uint64_t* keys,
+                  uint8_t* orders);
+
+// The same with each slot computed, for lines from `first` on.
+void PlaceBySlotOf(LayerPlacement where, std::span<const uint64_t> hashes, uint32_t first, uint32_t* end,
+                   uint64_t* keys, uint8_t* orders);
+
+// The stable counting sort of a line's k keys and their orders by order,
+// into `sorted` and `sorted_orders`.
+void SortByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, uint64_t* sorted, uint8_t* sorted_orders);
+
+}  // namespace linebloom::internal::compact
