@@ -3,7 +3,7 @@
 // A layer is built a bucket of consecutive lines at a time, in the memory
 // of the hashes themselves: the layer's hashes are grouped by bucket in
 // place (compact_partition.h); a bucket's hashes are sorted by line into a
-// scratch of the bucket's size (a counting sort, 9 bytes per key), each
+// scratch of the bucket's size (a counting sort, 13 bytes per key), each
 // line's by order, and its lines are solved. Its range of the
 // hashes is then free, and the hashes go back as the layers need them: the
 // bumped ones of the layer so far to the front, the stored ones behind. So
@@ -60,7 +60,11 @@ constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // scratch another pass over their hashes.
 constexpr size_t kOneBucketKeys = size_t{1} << 12;
 static_assert(kOneBucketKeys <= kSmallLayerKeys);
-static_assert(kOneBucketKeys < (size_t{1} << 24));  // so fewer lines, as PackSlot needs
+// A bucket has at most 2^kMaxBucketShift lines, so that a line's place in
+// it fits PackSlot's 24 bits: only a layer of over 2^29 lines (32 GiB)
+// takes more than kMaxBuckets buckets for it.
+constexpr int kMaxBucketShift = 23;
+static_assert(kOneBucketKeys <= (size_t{1} << kMaxBucketShift));
 constexpr size_t kSureFit = 8;
 // Keys a layer is expected to bump, for reserving the filter's bytes once:
 // a shape bumps at most 4.5 % of its keys (linebloom/compact_math.h).
@@ -88,14 +92,13 @@ class ScratchArray {
 // Memory the layers reuse, sized by the largest bucket (the line counts by
 // the lines of a layer grouped by pages: 4 bytes per line).
 struct Scratch {
-  std::vector<size_t> starts;               // of each bucket
-  ScratchArray<uint32_t> line_start;        // of each line of a bucket
-  std::vector<uint32_t> line_keys_counted;  // keys of each line, where the grouping counted them
-  ScratchArray<uint64_t> keys;              // the bucket's keys by line
-  ScratchArray<uint8_t> orders;             // theirs
-  ScratchArray<uint64_t> line_keys;         // a line's keys by order
-  ScratchArray<uint8_t> line_orders;        // theirs
-  ScratchArray<uint32_t> slots;             // a one-bucket layer's keys' lines and orders (PackSlot)
+  std::vector<size_t> starts;         // of each bucket
+  ScratchArray<uint32_t> line_start;  // of each line of a bucket
+  ScratchArray<uint64_t> keys;        // the bucket's keys by line
+  ScratchArray<uint8_t> orders;       // theirs
+  ScratchArray<uint64_t> line_keys;   // a line's keys by order
+  ScratchArray<uint8_t> line_orders;  // theirs
+  ScratchArray<uint32_t> slots;       // the bucket's keys' lines and orders (PackSlot)
   LineSolver solver;
 };
 
@@ -103,7 +106,7 @@ struct Scratch {
 int BucketShift(size_t keys, uint32_t lines) {
   if (keys <= kOneBucketKeys) return static_cast<int>(std::bit_width(lines - 1));
   const size_t buckets = keys <= kSmallLayerKeys ? kMaxSmallBuckets : kMaxBuckets;
-  return static_cast<int>(std::bit_width((lines - 1) / buckets));
+  return std::min(static_cast<int>(std::bit_width((lines - 1) / buckets)), kMaxBucketShift);
 }
 
 class LayerBuilder {
@@ -129,28 +132,17 @@ class LayerBuilder {
     const auto bucket_of = [this](uint64_t h) { return SlotOfKey(h).line >> shift_; };
     if (!Grouped()) {
       s_.starts = {0, count_};
+    } else if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
+      // The layer's lines, not written yet, are the scratch (file comment).
+      PartitionByPages(hashes_, 0, count_, buckets, bucket_of, &s_.starts, out);
     } else {
-      // Either grouping calls count_and_bucket once per hash: each line's
-      // keys are counted on the way, which spares SortBucket its counting
-      // pass.
-      s_.line_keys_counted.assign(lines_, 0);
-      uint32_t* counts = s_.line_keys_counted.data();
-      const auto count_and_bucket = [this, counts](uint64_t h) {
-        const uint32_t line = SlotOfKey(h).line;
-        ++counts[line];
-        return line >> shift_;
-      };
-      if (PartitionByPagesBytes(buckets) <= size_t{kLineBytes} * lines_) {
-        // The layer's lines, not written yet, are the scratch (file comment).
-        PartitionByPages(hashes_, 0, count_, buckets, count_and_bucket, &s_.starts, out);
-      } else {
-        PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts, count_and_bucket);
-      }
+      PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
     }
     size_t most = 0;
     for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
     s_.keys.FitTo(most);
     s_.orders.FitTo(most);
+    s_.slots.FitTo(most);
     s_.line_start.FitTo((size_t{1} << shift_) + 1);
     for (size_t b = 0; b < buckets; ++b) {
       const uint32_t first = static_cast<uint32_t>(b << shift_);
@@ -166,8 +158,7 @@ class LayerBuilder {
   }
 
  private:
-  // Whether the layer is grouped by bucket (more than one bucket's keys);
-  // its grouping counts each line's keys into s_.line_keys_counted.
+  // Whether the layer is grouped by bucket (more than one bucket's keys).
   bool Grouped() const { return count_ > kOneBucketKeys; }
 
   LayerPlacement Placement() const { return {sections_, layer_, lines_}; }
@@ -187,22 +178,13 @@ class LayerBuilder {
       for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
       for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
     };
+    // The counting pass keeps each key's slot, which the placing pass then
+    // reads instead of computing it again.
     const LayerPlacement where = Placement();
-    if (Grouped()) {
-      std::copy_n(s_.line_keys_counted.data() + first, lines, start + 1);
-      ends_from_counts();
-      hashes_.ForEachSpan(from, to - from,
-                          [&](std::span<uint64_t> span) { PlaceBySlotOf(where, span, first, start, keys, orders); });
-      return;
-    }
-    // One bucket (first == 0, from == 0): the counting pass keeps each
-    // key's slot, which the placing pass then reads instead of computing it
-    // again.
     std::fill_n(start + 1, lines, 0);
-    s_.slots.FitTo(to - from);
     uint32_t* slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      CountKeepingSlots(where, span, start, slots);
+      CountKeepingSlots(where, first, span, start, slots);
       slots += span.size();
     });
     ends_from_counts();

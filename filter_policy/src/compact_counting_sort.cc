@@ -60,11 +60,12 @@ void CountingSortByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, 
 
 }  // namespace
 
-void CountKeepingSlots(const LayerPlacement where, std::span<const uint64_t> hashes, uint32_t* count, uint32_t* slots) {
+void CountKeepingSlots(const LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t* count,
+                       uint32_t* slots) {
   for (uint64_t h : hashes) {
     const Slot slot = where.Of(h);
-    ++count[slot.line + 1];
-    *slots++ = PackSlot(slot);
+    ++count[slot.line - first + 1];
+    *slots++ = PackSlot(slot.line - first, slot.order);
   }
 }
 
@@ -75,16 +76,6 @@ void PlaceBySlots(std::span<const uint64_t> hashes, const uint32_t* slots, uint3
     const uint32_t at = --end[slot >> 8];
     keys[at] = h;
     orders[at] = static_cast<uint8_t>(slot);
-  }
-}
-
-void PlaceBySlotOf(const LayerPlacement where, std::span<const uint64_t> hashes, uint32_t first, uint32_t* end,
-                   uint64_t* keys, uint8_t* orders) {
-  for (uint64_t h : hashes) {
-    const Slot slot = where.Of(h);
-    const uint32_t at = --end[slot.line - first];
-    keys[at] = h;
-    orders[at] = static_cast<uint8_t>(slot.order);
   }
 }
 

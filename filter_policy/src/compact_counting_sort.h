@@ -29,23 +29,20 @@ struct LayerPlacement {
   }
 };
 
-// A slot in one word: the line above the order's byte, for layers of
-// fewer than 2^24 lines.
-inline uint32_t PackSlot(Slot slot) { return slot.line << 8 | slot.order; }
+// A slot in one word: the line's place l in its bucket (< 2^24) above the
+// order's byte.
+inline uint32_t PackSlot(uint32_t l, uint32_t order) { return l << 8 | order; }
 static_assert(kOrders < 256);
 
-// Counts each key of `hashes` in count[line + 1] and keeps its packed slot
-// in slots[i].
-void CountKeepingSlots(LayerPlacement where, std::span<const uint64_t> hashes, uint32_t* count, uint32_t* slots);
+// Counts each key of `hashes`, of a bucket of lines from `first` on, in
+// count[line - first + 1] and keeps its packed slot in slots[i].
+void CountKeepingSlots(LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t* count,
+                       uint32_t* slots);
 
-// Places each key of `hashes` and its order at --end[line], by the slots
+// Places each key of `hashes` and its order at --end[l], by the slots
 // CountKeepingSlots kept.
 void PlaceBySlots(std::span<const uint64_t> hashes, const uint32_t* slots, uint32_t* end, uint64_t* keys,
                   uint8_t* orders);
-
-// The same with each slot computed, for lines from `first` on.
-void PlaceBySlotOf(LayerPlacement where, std::span<const uint64_t> hashes, uint32_t first, uint32_t* end,
-                   uint64_t* keys, uint8_t* orders);
 
 // The stable counting sort of a line's k keys and their orders by order,
 // into `sorted` and `sorted_orders`.
