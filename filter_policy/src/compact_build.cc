@@ -270,7 +270,13 @@ class LayerBuilder {
           outcome = s_.solver.Solve({keys, k}, orders, r, extra_planes, line);
         }
       }
-      for (size_t i = 0; i < outcome.stored; ++i) hashes_[--back] = keys[i];
+      // The stored keys' order in the hashes does not matter (file comment).
+      back -= outcome.stored;
+      const uint64_t* stored = keys;
+      hashes_.ForEachSpan(back, outcome.stored, [&stored](std::span<uint64_t> span) {
+        std::copy_n(stored, span.size(), span.data());
+        stored += span.size();
+      });
       for (size_t i = outcome.stored; i < k; ++i) {
         if (bumped_ < from) hashes_[--back] = hashes_[bumped_];
         hashes_[bumped_++] = keys[i];
