@@ -45,6 +45,18 @@ struct PortableBits {
       }
     }
   }
+  // rows[0, 64): the n equations of `from`, then zeros.
+  LINEBLOOM_GJ_INLINE static void LoadRows(uint64_t* rows, const uint64_t* from, size_t n) {
+    std::memcpy(rows, from, n * sizeof(uint64_t));
+    std::fill(rows + n, rows + 64, 0);
+  }
+  // The fingerprint lanes [64, 64 + planes) moved down to [columns,
+  // columns + planes) (columns < 64); the lanes from there to the end of
+  // their block of four are zero after.
+  LINEBLOOM_GJ_INLINE static void MoveFingerprintLanes(uint64_t* lane, int columns, int planes) {
+    std::memmove(lane + columns, lane + 64, static_cast<size_t>(planes) * sizeof(uint64_t));
+    std::fill(lane + columns + planes, lane + 64 + planes, 0);
+  }
   // Adds `others` to the equations of lanes [from, to) that hold the
   // pivot (word `pw`, bit `bit`), in whole aligned blocks of four lanes: the
   // lanes before `from` in its block are columns already swept, which are
@@ -143,6 +155,26 @@ struct Avx2Bits {
     SwapRows<4>(w, 0x0F0F0F0F0F0F0F0Fu);
     SwapWithin<2, 0xF0>(w, 0x3333333333333333u);
     SwapWithin<1, 0xCC>(w, 0x5555555555555555u);
+  }
+  // PortableBits::LoadRows by masked loads: the call's variable copy and
+  // fill cost more than the 16 loads of fixed size.
+  LINEBLOOM_GJ_AVX2_CALL static void LoadRows(uint64_t* rows, const uint64_t* from, size_t n) {
+    const __m256i count = _mm256_set1_epi64x(static_cast<long long>(n));
+    for (int i = 0; i < 64; i += 4) {
+      const __m256i held = _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(i, i + 1, i + 2, i + 3));
+      Store(rows + i, _mm256_maskload_epi64(reinterpret_cast<const long long*>(from + i), held));
+    }
+  }
+  // PortableBits::MoveFingerprintLanes in blocks of four, front to back:
+  // each block is loaded before its store, which can only overwrite source
+  // lanes already loaded (the lanes move down). The lanes copied past the
+  // fingerprint's come from lanes 64 + planes on, zero after the transpose
+  // (a row of C < 64 columns has its fingerprint alone in its high word).
+  LINEBLOOM_GJ_AVX2_CALL static void MoveFingerprintLanes(uint64_t* lane, int columns, int planes) {
+    for (int b = 0; b < planes; b += 4) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(lane + columns + b),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane + 64 + b)));
+    }
   }
   template <int kWords>
   LINEBLOOM_GJ_AVX2_CALL static void AddWhereHeld(uint64_t (*lane)[128], int from, int to, const PivotStep<kWords>& a) {
@@ -330,10 +362,8 @@ struct Lanes {
       const size_t n = std::min<size_t>(count - begin, 64);
       uint64_t* low = lane[w];
       uint64_t* high = lane[w] + 64;
-      std::memcpy(low, lo + begin, n * sizeof(uint64_t));
-      std::memcpy(high, hi + begin, n * sizeof(uint64_t));
-      std::fill(low + n, low + 64, 0);
-      std::fill(high + n, high + 64, 0);
+      Bits::LoadRows(low, lo + begin, n);
+      Bits::LoadRows(high, hi + begin, n);
       Bits::Transpose64(low);
       Bits::Transpose64(high);
     }
@@ -372,10 +402,7 @@ LINEBLOOM_GJ_INLINE size_t Solve(const uint64_t* lo, const uint64_t* hi, size_t 
   Lanes<kWords, Bits> t;
   t.Load(lo, hi, count);
   if (columns < 64) {
-    for (int w = 0; w < kWords; ++w) {
-      std::memmove(t.lane[w] + columns, t.lane[w] + 64, static_cast<size_t>(planes) * sizeof(uint64_t));
-      std::fill(t.lane[w] + columns + planes, t.lane[w] + 64 + planes, 0);
-    }
+    for (int w = 0; w < kWords; ++w) Bits::MoveFingerprintLanes(t.lane[w], columns, planes);
   }
   uint64_t pivots[kWords] = {};
   // Column p's step, and where column p + 1 has a pivot too, that column's
