@@ -2,16 +2,17 @@
 //
 // A layer is built a bucket of consecutive lines at a time, in the memory
 // of the hashes themselves: the layer's hashes are grouped by bucket in
-// place (compact_partition.h); a bucket's hashes are sorted by line into a
-// scratch of the bucket's size (a counting sort, 13 bytes per key), each
-// line's by order, and its lines are solved. Its range of the
+// place (compact_partition.h); a bucket's hashes are sorted by line into
+// runs of a fixed capacity per line (compact_counting_sort.h: a scratch of
+// about 1.7 times the bucket's keys, 9 bytes each), each line's by order,
+// and its lines are solved. Its range of the
 // hashes is then free, and the hashes go back as the layers need them: the
 // bumped ones of the layer so far to the front, the stored ones behind. So
 // the layer's bumped hashes end as a prefix, the next layer's input, and
 // the hashes stay whole (a Bloom fallback, or a check of the filter, reads
 // them after the build). A bucket holds a power of two of lines, as few as
 // keep the buckets at most kMaxBuckets: the partition writes one stream per
-// bucket, which stay in the first cache level, and the scratch is at most
+// bucket, which stay in the first cache level, and a bucket has at most
 // about 1/32 of the keys. A small layer, whose hashes fit the second cache
 // level anyway, takes up to kMaxSmallBuckets buckets, for a smaller scratch.
 // A layer of at most kOneBucketKeys keys is one bucket: it is not grouped
@@ -55,7 +56,8 @@ constexpr size_t kMaxBuckets = 64;
 constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // Layers of at most this many keys are one bucket, whose scratch is then at
-// most 36 KiB: grouping them first, in place, would cost them about a
+// most about 90 KiB (runs of 2.4 times the keys at the lowest load, 17 keys
+// a line): grouping them first, in place, would cost them about a
 // tenth of their build (its chain of dependent loads), and through a
 // scratch another pass over their hashes.
 constexpr size_t kOneBucketKeys = size_t{1} << 12;
@@ -93,7 +95,8 @@ class ScratchArray {
 // the lines of a layer grouped by pages: 4 bytes per line).
 struct Scratch {
   std::vector<size_t> starts;         // of each bucket
-  ScratchArray<uint32_t> line_start;  // of each line of a bucket
+  ScratchArray<uint32_t> line_start;  // where each line of a bucket starts in keys
+  ScratchArray<uint32_t> line_count;  // and its keys
   ScratchArray<uint64_t> keys;        // the bucket's keys by line
   ScratchArray<uint8_t> orders;       // theirs
   ScratchArray<uint64_t> line_keys;   // a line's keys by order
@@ -138,15 +141,21 @@ class LayerBuilder {
     } else {
       PartitionInPlace(hashes_, 0, count_, buckets, bucket_of, &s_.starts);
     }
+    // The scratch of the bucket that needs the most: its keys, or their
+    // runs (SortBucket).
     size_t most = 0;
-    for (size_t b = 0; b < buckets; ++b) most = std::max(most, s_.starts[b + 1] - s_.starts[b]);
+    for (size_t b = 0; b < buckets; ++b) {
+      const size_t keys = s_.starts[b + 1] - s_.starts[b];
+      const uint32_t lines = BucketLines(b);
+      most = std::max(most, lines == 1 ? keys : size_t{RunCapacity(keys, lines)} * lines);
+    }
     s_.keys.FitTo(most);
     s_.orders.FitTo(most);
-    s_.slots.FitTo(most);
     s_.line_start.FitTo((size_t{1} << shift_) + 1);
+    s_.line_count.FitTo(size_t{1} << shift_);
     for (size_t b = 0; b < buckets; ++b) {
       const uint32_t first = static_cast<uint32_t>(b << shift_);
-      const uint32_t lines = std::min(lines_ - first, uint32_t{1} << shift_);
+      const uint32_t lines = BucketLines(b);
       if (lines == 1) {
         CopyLine(s_.starts[b], s_.starts[b + 1]);
       } else {
@@ -158,36 +167,51 @@ class LayerBuilder {
   }
 
  private:
+  // The lines of bucket b (the last may have fewer).
+  uint32_t BucketLines(size_t b) const {
+    const auto first = static_cast<uint32_t>(b << shift_);
+    return std::min(lines_ - first, uint32_t{1} << shift_);
+  }
   // Whether the layer is grouped by bucket (more than one bucket's keys).
   bool Grouped() const { return count_ > kOneBucketKeys; }
 
   LayerPlacement Placement() const { return {sections_, layer_, lines_}; }
   Slot SlotOfKey(uint64_t h) const { return Placement().Of(h); }
 
-  // Counting sort of hashes[from, to), of lines [first, first + lines), by
-  // line into s_.keys and s_.orders; s_.line_start[l] is then where line
-  // first + l starts (l <= lines).
+  // Sorts hashes[from, to), of lines [first, first + lines), by line into
+  // s_.keys and s_.orders: line first + l's s_.line_count[l] keys start at
+  // s_.line_start[l]. In one pass into runs of a fixed capacity per line
+  // (RunCapacity); where a line has more keys than that, by a counting
+  // sort.
   void SortBucket(size_t from, size_t to, uint32_t first, uint32_t lines) {
+    const LayerPlacement where = Placement();
     uint32_t* start = s_.line_start.data();
-    start[0] = 0;
+    uint32_t* count = s_.line_count.data();
+    const uint32_t capacity = RunCapacity(to - from, lines);
     uint64_t* keys = s_.keys.data();
     uint8_t* orders = s_.orders.data();
-    // Placed from the end of each line backwards, so that line_start keeps
-    // each line's start afterwards.
-    const auto ends_from_counts = [start, lines] {
-      for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
-      for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
-    };
+    std::fill_n(count, lines, 0);
+    bool fits = true;
+    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+      fits = fits && PlaceInRuns(where, first, span, capacity, count, keys, orders);
+    });
+    if (fits) {
+      for (uint32_t l = 0; l < lines; ++l) start[l] = l * capacity;
+      return;
+    }
     // The counting pass keeps each key's slot, which the placing pass then
-    // reads instead of computing it again.
-    const LayerPlacement where = Placement();
-    std::fill_n(start + 1, lines, 0);
+    // reads instead of computing it again. Keys are placed from the end of
+    // each line backwards, so that start keeps each line's start after.
+    std::fill_n(start, lines + 1, 0);
+    s_.slots.FitTo(to - from);
     uint32_t* slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       CountKeepingSlots(where, first, span, start, slots);
       slots += span.size();
     });
-    ends_from_counts();
+    for (uint32_t l = 0; l < lines; ++l) count[l] = start[l + 1];
+    for (uint32_t l = 0; l < lines; ++l) start[l + 1] += start[l];
+    for (uint32_t l = 0; l < lines; ++l) start[l] = start[l + 1];
     slots = s_.slots.data();
     hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
       PlaceBySlots(span, slots, start, keys, orders);
@@ -207,7 +231,7 @@ class LayerBuilder {
       }
     });
     s_.line_start[0] = 0;
-    s_.line_start[1] = static_cast<uint32_t>(to - from);
+    s_.line_count[0] = static_cast<uint32_t>(to - from);
   }
 
   // The keys of a line sorted by order (a counting sort over the orders)
@@ -244,7 +268,7 @@ class LayerBuilder {
     size_t back = to;
     for (uint32_t l = 0; l < lines; ++l) {
       const size_t begin = s_.line_start[l];
-      const size_t k = s_.line_start[l + 1] - begin;
+      const size_t k = s_.line_count[l];
       unsigned char* line = out + size_t{kLineBytes} * (first + l);
       const int r = first + l < sections_.low_lines ? r_ - 1 : r_;
       const int extra_planes = std::min(extra_planes_, MaxExtraPlanes(r));

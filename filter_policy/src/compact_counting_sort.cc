@@ -79,6 +79,21 @@ void PlaceBySlots(std::span<const uint64_t> hashes, const uint32_t* slots, uint3
   }
 }
 
+bool PlaceInRuns(const LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t capacity,
+                 uint32_t* count, uint64_t* keys, uint8_t* orders) {
+  for (uint64_t h : hashes) {
+    const Slot slot = where.Of(h);
+    const uint32_t l = slot.line - first;
+    const uint32_t n = count[l];
+    if (n == capacity) return false;
+    count[l] = n + 1;
+    const size_t at = size_t{l} * capacity + n;
+    keys[at] = h;
+    orders[at] = static_cast<uint8_t>(slot.order);
+  }
+  return true;
+}
+
 void SortByOrder(const uint64_t* keys, const uint8_t* orders, size_t k, uint64_t* sorted, uint8_t* sorted_orders) {
   // Byte counters where no count can pass 255 (every line the shapes
   // load): their prefix sums go eight at a time.
