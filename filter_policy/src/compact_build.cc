@@ -4,7 +4,7 @@
 // of the hashes themselves: the layer's hashes are grouped by bucket in
 // place (compact_partition.h); a bucket's hashes are sorted by line into
 // runs of a fixed capacity per line (compact_counting_sort.h: a scratch of
-// about 1.7 times the bucket's keys, 9 bytes each), each line's by order,
+// 1.7 to 2.4 times the bucket's keys, 9 bytes each), each line's by order,
 // and its lines are solved. Its range of the
 // hashes is then free, and the hashes go back as the layers need them: the
 // bumped ones of the layer so far to the front, the stored ones behind. So
@@ -57,7 +57,7 @@ constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // Layers of at most this many keys are one bucket, whose scratch is then at
 // most about 90 KiB (runs of 2.4 times the keys at the lowest load, 17 keys
-// a line): grouping them first, in place, would cost them about a
+// a line; 16 KiB more where it sorts by counting): grouping them first, in place, would cost them about a
 // tenth of their build (its chain of dependent loads), and through a
 // scratch another pass over their hashes.
 constexpr size_t kOneBucketKeys = size_t{1} << 12;
@@ -91,8 +91,7 @@ class ScratchArray {
   size_t size_ = 0;
 };
 
-// Memory the layers reuse, sized by the largest bucket (the line counts by
-// the lines of a layer grouped by pages: 4 bytes per line).
+// Memory the layers reuse, sized by the bucket that needs the most.
 struct Scratch {
   std::vector<size_t> starts;         // of each bucket
   ScratchArray<uint32_t> line_start;  // where each line of a bucket starts in keys
@@ -147,7 +146,7 @@ class LayerBuilder {
     for (size_t b = 0; b < buckets; ++b) {
       const size_t keys = s_.starts[b + 1] - s_.starts[b];
       const uint32_t lines = BucketLines(b);
-      most = std::max(most, lines == 1 ? keys : size_t{RunCapacity(keys, lines)} * lines);
+      most = std::max(most, lines == 1 || !SortsInRuns(keys, lines) ? keys : size_t{RunCapacity(keys, lines)} * lines);
     }
     s_.keys.FitTo(most);
     s_.orders.FitTo(most);
@@ -172,6 +171,12 @@ class LayerBuilder {
     const auto first = static_cast<uint32_t>(b << shift_);
     return std::min(lines_ - first, uint32_t{1} << shift_);
   }
+  // Whether a bucket's keys are sorted into runs: their starts, l *
+  // capacity, must fit line_start's 32 bits (a bucket of billions of keys
+  // is sorted by counting).
+  static bool SortsInRuns(size_t keys, uint32_t lines) {
+    return size_t{RunCapacity(keys, lines)} * lines <= UINT32_MAX;
+  }
   // Whether the layer is grouped by bucket (more than one bucket's keys).
   bool Grouped() const { return count_ > kOneBucketKeys; }
 
@@ -188,13 +193,15 @@ class LayerBuilder {
     uint32_t* start = s_.line_start.data();
     uint32_t* count = s_.line_count.data();
     const uint32_t capacity = RunCapacity(to - from, lines);
+    bool fits = SortsInRuns(to - from, lines);
     uint64_t* keys = s_.keys.data();
     uint8_t* orders = s_.orders.data();
     std::fill_n(count, lines, 0);
-    bool fits = true;
-    hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
-      fits = fits && PlaceInRuns(where, first, span, capacity, count, keys, orders);
-    });
+    if (fits) {
+      hashes_.ForEachSpan(from, to - from, [&](std::span<uint64_t> span) {
+        fits = fits && PlaceInRuns(where, first, span, capacity, count, keys, orders);
+      });
+    }
     if (fits) {
       for (uint32_t l = 0; l < lines; ++l) start[l] = l * capacity;
       return;
@@ -246,7 +253,7 @@ class LayerBuilder {
     uint64_t* sorted = s_.line_keys.data();
     uint8_t* sorted_orders = s_.line_orders.data();
     SortByOrder(keys, orders, k, sorted, sorted_orders);
-    // The keys of one order came in the order of the hashes' storage: each
+    // The keys of one order came in the order they were placed in: each
     // run of one order from the run of key tie_from on is sorted by
     // insertion.
     size_t from = std::min(tie_from, k - 1);

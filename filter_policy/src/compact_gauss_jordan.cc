@@ -165,13 +165,15 @@ struct Avx2Bits {
       Store(rows + i, _mm256_maskload_epi64(reinterpret_cast<const long long*>(from + i), held));
     }
   }
-  // PortableBits::MoveFingerprintLanes in blocks of four, front to back:
-  // each block is loaded before its store, which can only overwrite source
-  // lanes already loaded (the lanes move down). The lanes copied past the
-  // fingerprint's come from lanes 64 + planes on, zero after the transpose
-  // (a row of C < 64 columns has its fingerprint alone in its high word).
+  // PortableBits::MoveFingerprintLanes in blocks of four, front to back,
+  // through the end of the last lane's block: each block is loaded before
+  // its store, which can only overwrite source lanes already loaded (the
+  // lanes move down). The lanes copied past the fingerprint's come from
+  // lanes 64 + planes on, zero after the transpose (a row of C < 64
+  // columns has its fingerprint alone in its high word).
   LINEBLOOM_GJ_AVX2_CALL static void MoveFingerprintLanes(uint64_t* lane, int columns, int planes) {
-    for (int b = 0; b < planes; b += 4) {
+    const int through = ((columns + planes + 3) & ~3) - columns;
+    for (int b = 0; b < through; b += 4) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(lane + columns + b),
                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lane + 64 + b)));
     }

@@ -46,14 +46,12 @@ void BucketStarts(CompactHashes& hashes, size_t from, size_t n, size_t buckets, 
 
 // Permutes hashes[from, from + n) so that bucket_of(h) (< buckets) never
 // decreases. `*starts` gets buckets + 1 entries: bucket b is [starts[b],
-// starts[b + 1]) (indices into `hashes`). The counting pass calls
-// counting_bucket_of, which must give bucket_of's answer, exactly once per
-// hash (a caller may count something else on the way).
+// starts[b + 1]) (indices into `hashes`).
 // The next free slots are freed on return, before the buckets are solved.
-template <typename BucketOf, typename CountingBucketOf>
+template <typename BucketOf>
 void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                      std::vector<size_t>* starts, const CountingBucketOf& counting_bucket_of) {
-  BucketStarts(hashes, from, n, buckets, counting_bucket_of, starts);
+                      std::vector<size_t>* starts) {
+  BucketStarts(hashes, from, n, buckets, bucket_of, starts);
   const size_t* start = starts->data();
   // Each bucket's next free slot, as an index and a pointer: the pointer
   // keeps the page table off the chain of dependent loads.
@@ -126,12 +124,6 @@ void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t bucke
     if (cycles[0].running) step(cycles[0]);
     if (cycles[1].running) step(cycles[1]);
   }
-}
-
-template <typename BucketOf>
-void PartitionInPlace(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
-                      std::vector<size_t>* starts) {
-  PartitionInPlace(hashes, from, n, buckets, bucket_of, starts, bucket_of);
 }
 
 // A PartitionByPages scratch: buffer b is slots [b kPage, b kPage + fill[b])
@@ -251,8 +243,7 @@ inline void PlacePages(CompactHashes& hashes, size_t from, size_t n, const std::
 // already read (there always is one: the pages written hold fewer hashes
 // than were read). Then every page written holds one bucket, and the rest
 // of each bucket (less than a page) is in the scratch; PlacePages puts
-// them in order. bucket_of is called once per hash of the range, so a
-// caller may count the hashes on the way.
+// them in order.
 //   simple form: stable_partition by bucket_of into a second copy.
 template <typename BucketOf>
 void PartitionByPages(CompactHashes& hashes, size_t from, size_t n, size_t buckets, const BucketOf& bucket_of,
