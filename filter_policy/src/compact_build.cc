@@ -57,9 +57,9 @@ constexpr size_t kMaxSmallBuckets = 256;
 constexpr size_t kSmallLayerKeys = size_t{1} << 15;
 // Layers of at most this many keys are one bucket, whose scratch is then at
 // most about 90 KiB (runs of 2.4 times the keys at the lowest load, 17 keys
-// a line; 16 KiB more where it sorts by counting): grouping them first, in place, would cost them about a
-// tenth of their build (its chain of dependent loads), and through a
-// scratch another pass over their hashes.
+// a line; 16 KiB more where it sorts by counting): grouping them first, in
+// place, would cost them about a tenth of their build (its chain of
+// dependent loads), and through a scratch another pass over their hashes.
 constexpr size_t kOneBucketKeys = size_t{1} << 12;
 static_assert(kOneBucketKeys <= kSmallLayerKeys);
 // A bucket has at most 2^kMaxBucketShift lines, so that a line's place in

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstring>
 
+#include "compact_avalanche.h"
 #include "kernel_state.h"
 
 #if defined(__x86_64__)
@@ -300,24 +301,6 @@ void EquationsOneByOne(const uint64_t* hashes, size_t count, int columns, int pl
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// x * kAvalancheMultiplier (mod 2^64) in each lane, where x_high is
-// x >> 32: AVX2 multiplies 32-bit halves only, and the product mod 2^64 is
-// lo(x) lo(k) + (hi(x) lo(k) + lo(x) hi(k)) 2^32.
-LINEBLOOM_GJ_AVX2 __m256i TimesAvalancheMultiplier(__m256i x, __m256i x_high) {
-  const __m256i k = _mm256_set1_epi64x(static_cast<long long>(kAvalancheMultiplier));
-  const __m256i k_high = _mm256_set1_epi64x(static_cast<long long>(kAvalancheMultiplier >> 32));
-  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(x_high, k), _mm256_mul_epu32(x, k_high));
-  return _mm256_add_epi64(_mm256_mul_epu32(x, k), _mm256_slli_epi64(cross, 32));
-}
-// Avalanche (compact_layout.h) of each lane. x ^ (x >> 32) keeps x's high
-// half, so each fold's shift is also the next product's x_high.
-LINEBLOOM_GJ_AVX2 __m256i Avalanche4(__m256i x) {
-  __m256i high = _mm256_srli_epi64(x, 32);
-  x = TimesAvalancheMultiplier(_mm256_xor_si256(x, high), high);
-  high = _mm256_srli_epi64(x, 32);
-  x = TimesAvalancheMultiplier(_mm256_xor_si256(x, high), high);
-  return _mm256_xor_si256(x, _mm256_srli_epi64(x, 32));
-}
 // EquationsOneByOne of the keys in whole groups of four; returns how many
 // it did.
 //   simple form: EquationsOneByOne(hashes, count, columns, planes, lo, hi)
