@@ -35,6 +35,10 @@ struct LayerPlacement {
 inline uint32_t PackSlot(uint32_t l, uint32_t order) { return l << 8 | order; }
 static_assert(kOrders < 256);
 
+// The packed slot of each key of `hashes`, of a bucket of lines from
+// `first` on: slots[i] = PackSlot(line - first, order) of where.Of(hashes[i]).
+// Four keys at a time with AVX2 where the kernel is not the portable one.
+void SlotsOf(LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t* slots);
 // Counts each key of `hashes`, of a bucket of lines from `first` on, in
 // count[line - first + 1] and keeps its packed slot in slots[i].
 void CountKeepingSlots(LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t* count,

@@ -136,9 +136,10 @@ inline uint32_t FingerprintOf(const KeyCode& code, int planes) {
 // bumps share their line's range of the layer hash; a remix that kept
 // their neighbourhood (h_i = h_1 + const) would put them together again in
 // every later layer, and the layers would shrink slowly and run out.
+inline constexpr uint64_t kLayerHashStep = 0xD1B54A32D192ED03u;
 inline uint64_t LayerHash(uint64_t h, int layer) {
   if (layer == 0) return h;
-  return Avalanche(h + static_cast<uint64_t>(layer) * 0xD1B54A32D192ED03u);
+  return Avalanche(h + static_cast<uint64_t>(layer) * kLayerHashStep);
 }
 
 // A key's line among `num_lines` (fastrange on the 64-bit layer hash), and
