@@ -140,8 +140,7 @@ LINEBLOOM_SLOTS_AVX2 size_t SlotsOfAvx2(const LayerPlacement& where, uint32_t fi
 void SlotsOf(const LayerPlacement where, uint32_t first, std::span<const uint64_t> hashes, uint32_t* slots) {
   size_t done = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  if (has_avx2 && UseAvx2Build()) done = SlotsOfAvx2(where, first, hashes, slots);
+  if (UseAvx2Build()) done = SlotsOfAvx2(where, first, hashes, slots);
 #endif
   SlotsOfOneByOne(where, first, hashes.subspan(done), slots + done);
 }

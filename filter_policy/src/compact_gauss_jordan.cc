@@ -451,8 +451,7 @@ size_t SolveAvx2(const uint64_t* lo, const uint64_t* hi, size_t count, int colum
 void GaussJordanEquationsOf(const uint64_t* hashes, size_t count, int columns, int planes, uint64_t* lo, uint64_t* hi) {
   size_t done = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  if (has_avx2 && CurrentKernel() != Kernel::kPortable) done = EquationsAvx2(hashes, count, columns, planes, lo, hi);
+  if (UseAvx2Build()) done = EquationsAvx2(hashes, count, columns, planes, lo, hi);
 #endif
   EquationsOneByOne(hashes + done, count - done, columns, planes, lo + done, hi + done);
 }
@@ -460,8 +459,7 @@ void GaussJordanEquationsOf(const uint64_t* hashes, size_t count, int columns, i
 size_t SolveGaussJordan(const uint64_t* lo, const uint64_t* hi, size_t count, int columns, int planes, int8_t* pivot_of,
                         PlaneSet* solution, bool stop_at_contradiction) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  if (has_avx2 && CurrentKernel() != Kernel::kPortable) {
+  if (UseAvx2Build()) {
     return SolveAvx2(lo, hi, count, columns, planes, pivot_of, solution, stop_at_contradiction);
   }
 #endif
