@@ -109,7 +109,23 @@ struct Config {
   size_t fpr_queries = 1 << 22;  // absent keys per measured rate (at least 1000 / p)
   size_t calibration_keys = 1 << 20;
   size_t build_keys = 1 << 20;  // keys per build timing (whole filters, at least one)
+  double evict_mb = 0;          // written before each timed build (untimed)
   std::string json_path;
+};
+
+// Writes one word per cache line of a buffer: with more bytes than the last
+// cache level holds, the next build starts from cold caches (code, its
+// scratch and the keys), as a build inside a compaction follows the
+// compaction's own reads and writes.
+class CacheEvictor {
+ public:
+  explicit CacheEvictor(double mb) : words_(static_cast<size_t>(mb * (1 << 20)) / sizeof(uint64_t)) {}
+  void Run() {
+    for (size_t i = 0; i < words_.size(); i += 64 / sizeof(uint64_t)) words_[i] += 1;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
 };
 
 double NowNs() {
@@ -233,7 +249,8 @@ class Bench {
         report_(report),
         rows_(Rows()),
         fpr_absent_(KeySet::Range(kAbsentBase, FprQueries(config), config.key_length)),
-        timing_absent_(KeySet::Range(kAbsentBase + (uint64_t{1} << 40), config.queries, config.key_length)) {}
+        timing_absent_(KeySet::Range(kAbsentBase + (uint64_t{1} << 40), config.queries, config.key_length)),
+        evictor_(config.evict_mb) {}
 
   void Run() {
     for (double fpr : config_.fprs) {
@@ -271,6 +288,7 @@ class Bench {
   std::vector<Row> rows_;
   KeySet fpr_absent_, timing_absent_;
   std::map<double, double> bloom_bits_;  // by target rate
+  CacheEvictor evictor_;
 };
 
 double Bench::RocksdbBloomBits(double fpr) {
@@ -315,6 +333,7 @@ void Bench::MeasureBuilds(double fpr, size_t keys) {
         for (size_t b = 0; b < builds; ++b) {
           filters[i].reset();
           filters[i] = rows_[i].make(cells[i].setting);
+          evictor_.Run();
           const PeakHeapScope memory;
           const double start = NowNs();
           filters[i]->Build(present.views());
@@ -431,6 +450,9 @@ void AddFlags(CLI::App& app, Config& config) {
   app.add_option("--fpr_queries", config.fpr_queries, "absent keys per measured rate (at least 1000 / rate)");
   app.add_option("--calibration_keys", config.calibration_keys, "keys of the rocksdb-bloom setting search");
   app.add_option("--build_keys", config.build_keys, "keys per build timing: smaller filters are built repeatedly");
+  app.add_option("--evict_mb", config.evict_mb,
+                 "MiB written (untimed) before each timed build, to start it from cold caches; 0: off")
+      ->check(CLI::Range(0.0, 4096.0));
   app.add_option("--json", config.json_path, "also write every cell and repetition to this file");
 }
 
@@ -472,7 +494,8 @@ int main(int argc, char** argv) {
                         .kernel = linebloom::KernelName(linebloom::ActiveKernel()),
                         .key_length = config.key_length,
                         .reps = config.reps,
-                        .batch = config.batch});
+                        .batch = config.batch,
+                        .evict_mb = config.evict_mb});
   try {
     Bench bench(config, report);
     bench.Run();

@@ -158,6 +158,12 @@ void CompactReport::Print(FILE* out) const {
                "alternating repetitions, medians; ratios: median of the per-repetition ratios (min-max).\n",
                header_.key_length, header_.kernel.c_str(), kCompactBloomName, header_.builtin_label.c_str(),
                header_.reps);
+  if (header_.evict_mb > 0) {
+    std::fprintf(out,
+                 "Builds from cold caches: %g MiB written (untimed) before each timed build, past the last cache "
+                 "level, so the build's code, scratch and keys come from memory.\n",
+                 header_.evict_mb);
+  }
   std::set<std::pair<double, size_t>> cells;
   for (const BuildCell& c : builds_) cells.insert({-c.target_fpr, c.keys});
   for (const auto& [neg_fpr, keys] : cells) PrintBuilds(out, -neg_fpr, keys);
@@ -202,8 +208,11 @@ void WriteNumber(FILE* f, const char* name, double value) {
 bool CompactReport::WriteJson(const std::string& path) const {
   FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) return false;
-  std::fprintf(f, "{\"builtin\": \"%s\", \"kernel\": \"%s\", \"key_length\": %zu, \"reps\": %d, \"batch\": %zu,\n",
-               header_.builtin_label.c_str(), header_.kernel.c_str(), header_.key_length, header_.reps, header_.batch);
+  std::fprintf(f,
+               "{\"builtin\": \"%s\", \"kernel\": \"%s\", \"key_length\": %zu, \"reps\": %d, \"batch\": %zu, "
+               "\"evict_mb\": %g,\n",
+               header_.builtin_label.c_str(), header_.kernel.c_str(), header_.key_length, header_.reps, header_.batch,
+               header_.evict_mb);
   std::fprintf(f, " \"builds\": [");
   for (size_t i = 0; i < builds_.size(); ++i) {
     const BuildCell& c = builds_[i];

@@ -91,6 +91,7 @@ class CompactReport {
     size_t key_length = 0;
     int reps = 0;
     size_t batch = 0;
+    double evict_mb = 0;  // written before each timed build (0: none)
   };
   explicit CompactReport(Header header) : header_(std::move(header)) {}
 
