@@ -33,6 +33,10 @@ for config in builtin ribbon hybrid la_compact; do
   want=$(awk '$1 ~ /^L[0-9]+$/ { n += $5 } END { print n }' "$fill/build-$config-1.out")
   got=$(sed -n 's/^filter build pass 2: .* filters, \([0-9]*\) keys$/\1/p' "$fill/build-$config-1.out")
   [ "$got" = "$want" ] || { echo "FAIL: $config: the timed pass built $got keys, the tree holds $want"; fail=1; }
+  # Of the pass's CPU, the part in Finish is some and not more than all.
+  awk -v c=$config '/^filter build pass 2: / { all = $5 } /^filter build pass 2 finish: / { fin = $6; seen = 1 }
+       END { if (!seen || fin <= 0 || fin > all) { print "FAIL: " c ": finish " fin " of " all; exit 1 } }' \
+    "$fill/build-$config-1.out" || fail=1
   awk -v c=$config '$1 == "readmissing" && $2 == c && $7 != 0 { print "FAIL: " c ": true positives"; exit 1 }' \
     "$fill/e2e.txt" || fail=1
 done

@@ -48,8 +48,10 @@ class ReplayBuilder : public ::rocksdb::FilterBitsBuilder {
 #endif
       wrapped_->AddKey(key);
     }
+    const uint64_t added = ThreadCpuNanos();
     const ::rocksdb::Slice filter = wrapped_->Finish(buf, status);
-    policy_->Add(ThreadCpuNanos() - start + setup_ns_, setup_ns_, entries_.size());
+    const uint64_t end = ThreadCpuNanos();
+    policy_->Add(end - start + setup_ns_, setup_ns_, end - added, entries_.size());
     setup_ns_ = 0;
     entries_.clear();
     bytes_.clear();
@@ -110,9 +112,10 @@ TimedFilterPolicy::TimedFilterPolicy(std::shared_ptr<const ::rocksdb::FilterPoli
   return new ReplayBuilder(this, std::move(wrapped), setup_ns);
 }
 
-void TimedFilterPolicy::Add(uint64_t cpu_ns, uint64_t setup_ns, uint64_t keys) const {
+void TimedFilterPolicy::Add(uint64_t cpu_ns, uint64_t setup_ns, uint64_t finish_ns, uint64_t keys) const {
   cpu_ns_.fetch_add(cpu_ns, std::memory_order_relaxed);
   setup_ns_.fetch_add(setup_ns, std::memory_order_relaxed);
+  finish_ns_.fetch_add(finish_ns, std::memory_order_relaxed);
   keys_.fetch_add(keys, std::memory_order_relaxed);
   filters_.fetch_add(1, std::memory_order_relaxed);
 }
@@ -121,6 +124,7 @@ BuildTotals TimedFilterPolicy::TakeTotals() const {
   BuildTotals t;
   t.cpu_ns = cpu_ns_.exchange(0);
   t.setup_ns = setup_ns_.exchange(0);
+  t.finish_ns = finish_ns_.exchange(0);
   t.filters = filters_.exchange(0);
   t.keys = keys_.exchange(0);
   return t;

@@ -30,10 +30,11 @@ namespace linebloom::refilter {
 
 // What the builders of one TimedFilterPolicy spent, summed over threads.
 struct BuildTotals {
-  uint64_t cpu_ns = 0;    // thread CPU time in the wrapped policy's build calls
-  uint64_t setup_ns = 0;  // of it, in GetBuilderWithContext
-  uint64_t filters = 0;   // builders finished
-  uint64_t keys = 0;      // keys replayed into them
+  uint64_t cpu_ns = 0;     // thread CPU time in the wrapped policy's build calls
+  uint64_t setup_ns = 0;   // of it, in GetBuilderWithContext
+  uint64_t finish_ns = 0;  // of it, in Finish (the rest: the replayed AddKeys)
+  uint64_t filters = 0;    // builders finished
+  uint64_t keys = 0;       // keys replayed into them
 };
 
 class TimedFilterPolicy : public ::rocksdb::FilterPolicy {
@@ -53,13 +54,13 @@ class TimedFilterPolicy : public ::rocksdb::FilterPolicy {
   // The totals since the last call, and zero them (one pass at a time).
   BuildTotals TakeTotals() const;
 
-  // Adds one builder's spend (called by the builders): CPU_NS in all,
-  // SETUP_NS of it in GetBuilderWithContext.
-  void Add(uint64_t cpu_ns, uint64_t setup_ns, uint64_t keys) const;
+  // Adds one filter's spend (called by the builders): CPU_NS in all,
+  // SETUP_NS of it in GetBuilderWithContext, FINISH_NS in Finish.
+  void Add(uint64_t cpu_ns, uint64_t setup_ns, uint64_t finish_ns, uint64_t keys) const;
 
  private:
   std::shared_ptr<const ::rocksdb::FilterPolicy> wrapped_;
-  mutable std::atomic<uint64_t> cpu_ns_{0}, setup_ns_{0}, filters_{0}, keys_{0};
+  mutable std::atomic<uint64_t> cpu_ns_{0}, setup_ns_{0}, finish_ns_{0}, filters_{0}, keys_{0};
 };
 
 // The calling thread's CPU time in nanoseconds.

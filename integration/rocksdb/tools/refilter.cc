@@ -32,7 +32,8 @@
 // --time-builds wraps the policy in TimedFilterPolicy (build_timer.h) and
 // prints, per pass, the thread CPU time the policy spent building filters:
 // "filter build pass P: S cpu_seconds, F filters, K keys", then the part of S
-// spent choosing the builder ("filter build pass P setup: ...").
+// spent choosing the builder ("filter build pass P setup: ...") and the part
+// in the builders' Finish ("filter build pass P finish: ...").
 //
 //   linebloom-refilter --db DIR --options FILE [--passes N] [--time-builds]
 
@@ -171,6 +172,7 @@ void PrintBuildTotals(int pass, const linebloom::refilter::TimedFilterPolicy& ti
   std::printf("filter build pass %d: %.6f cpu_seconds, %llu filters, %llu keys\n", pass + 1, t.cpu_ns * 1e-9,
               static_cast<unsigned long long>(t.filters), static_cast<unsigned long long>(t.keys));
   std::printf("filter build pass %d setup: %.6f cpu_seconds in GetBuilderWithContext\n", pass + 1, t.setup_ns * 1e-9);
+  std::printf("filter build pass %d finish: %.6f cpu_seconds in Finish\n", pass + 1, t.finish_ns * 1e-9);
 }
 
 }  // namespace
