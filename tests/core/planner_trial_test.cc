@@ -109,8 +109,24 @@ TEST(PlannerTrial, ATrialIsTheRecordedFileAndLeavesNoTrace) {
   }
 }
 
+// The keys of a level's recent filters, summed afresh.
+uint64_t SummedRecentKeys(const TrackedTree& tree, int level) {
+  uint64_t keys = 0;
+  auto it = tree.recent.find(level);
+  if (it != tree.recent.end()) {
+    for (const TrackedTree::Filter& filter : it->second) keys += filter.keys;
+  }
+  return keys;
+}
+
+uint64_t KeptRecentKeys(const TrackedTree& tree, int level) {
+  auto it = tree.recent_keys.find(level);
+  return it == tree.recent_keys.end() ? 0 : it->second;
+}
+
 // The live keys and bytes kept with the files: recorded files replacing
 // others, and a listing from the engine that names one file twice (the later wins).
+// The recent filters' keys kept with them, as the oldest leave.
 TEST(PlannerTrial, LiveKeysFollowTheFiles) {
   std::mt19937_64 rng(4);
   TrackedTree tree;
@@ -123,8 +139,10 @@ TEST(PlannerTrial, LiveKeysFollowTheFiles) {
     for (int l = 1; l <= 2; ++l) {
       ASSERT_EQ(tree.LiveKeys(l), SummedKeys(tree, l)) << "step " << step;
       ASSERT_EQ(tree.LiveBuiltinBytes(l, 10), SummedBuiltinBytes(tree, l)) << "step " << step;
+      ASSERT_EQ(KeptRecentKeys(tree, l), SummedRecentKeys(tree, l)) << "step " << step;
     }
   }
+  EXPECT_EQ(tree.recent.at(1).size(), TrackedTree::kRecentFilters);  // the oldest have left
   EXPECT_GT(tree.LiveKeys(1), 0u);
   const std::vector<TrackedFile> listing = {{1, Key(5), Key(9), 40, 60},
                                             {2, Key(3), Key(4), 7, 30},

@@ -96,9 +96,9 @@ std::optional<double> LevelPlanner::TrackedBitsLocked(TreeState& state, const Ne
 // bytes spend them at, and the carry takes up what it spends more or less.
 double LevelPlanner::LastLevelBits(const TreeState& state, double bits, FilterKind kind) const {
   auto recent = state.tree.recent.find(state.tree.deepest);
-  if (recent == state.tree.recent.end()) return bits;
-  double keys = 0;
-  for (const TrackedTree::Filter& f : recent->second) keys += static_cast<double>(f.keys);
+  auto recent_keys = state.tree.recent_keys.find(state.tree.deepest);
+  if (recent == state.tree.recent.end() || recent_keys == state.tree.recent_keys.end()) return bits;
+  const auto keys = static_cast<double>(recent_keys->second);
   if (recent->second.empty() || !(keys > 0)) return bits;
   const double predicted = keys / static_cast<double>(recent->second.size());
   const double wanted = state.plan->last_bytes_per_key * predicted + state.carry_bytes;

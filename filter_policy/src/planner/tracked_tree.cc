@@ -39,7 +39,8 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
                        uint64_t keys, uint64_t bytes, std::vector<TrackedTree::LiveLevel::node_type>* replaced) {
   TrackedTree::LiveLevel& files = tree.live[level];
   uint64_t& level_keys = tree.live_keys[level];
-  tree.builtin_bytes_memo.erase(level);
+  // The level's built-in bytes, if kept, alike.
+  auto builtin = tree.builtin_bytes_memo.find(level);
   // The level's coverage sum, if kept, takes the replaced files' terms out
   // and the new one's in.
   auto units = tree.coverage_units.find(level);
@@ -54,6 +55,9 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   auto it = FirstOverlapCandidate(files, file_smallest);
   while (it != files.end() && std::string_view(it->first) <= file_largest) {
     if (units != tree.coverage_units.end()) units->second -= CoverageUnits(space, it->first, it->second.largest);
+    if (builtin != tree.builtin_bytes_memo.end()) {
+      builtin->second.second -= BuiltinFilterBytes(it->second.keys, builtin->second.first);
+    }
     level_keys -= it->second.keys;
     tree.live_bytes -= it->second.bytes;
     if (replaced != nullptr) {
@@ -78,6 +82,8 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   level_keys += keys;
   tree.live_bytes += bytes;
   if (units != tree.coverage_units.end()) units->second += CoverageUnits(space, file_smallest, file_largest);
+  if (builtin != tree.builtin_bytes_memo.end())
+    builtin->second.second += BuiltinFilterBytes(keys, builtin->second.first);
 }
 
 }  // namespace
@@ -109,12 +115,15 @@ void TrackedTree::RecordFilter(int level, std::string_view file_smallest, std::s
   key_samples += 2;
   if (level > 0) RecordLive(level, file_smallest, file_largest, keys, filter_bytes);
   std::deque<Filter>& filters = recent[level];
+  uint64_t& filters_keys = recent_keys[level];
+  filters_keys += keys;
   if (filters.size() < kRecentFilters) {
     filters.push_back(Filter{std::string(file_smallest), std::string(file_largest), keys});
   } else {
     // The oldest leaves; its strings hold the newest.
     Filter oldest = std::move(filters.front());
     filters.pop_front();
+    filters_keys -= oldest.keys;
     oldest.smallest.assign(file_smallest);
     oldest.largest.assign(file_largest);
     oldest.keys = keys;
@@ -154,6 +163,7 @@ TrackedTree::Trial TrackedTree::BeginTrial(int level, std::string_view file_smal
   trial.live_keys = LiveKeys(level);
   trial.live_bytes = live_bytes;
   trial.coverage_units = coverage_units;
+  if (auto memo = builtin_bytes_memo.find(level); memo != builtin_bytes_memo.end()) trial.builtin_bytes = memo->second;
   WidenKeySpace(file_smallest, file_largest);
   RecordLiveKeeping(*this, level, file_smallest, file_largest, keys, bytes, &trial.replaced);
   return trial;
@@ -174,7 +184,11 @@ void TrackedTree::EndTrial(Trial trial) {
   smallest = std::move(trial.smallest);
   largest = std::move(trial.largest);
   coverage_units = std::move(trial.coverage_units);
-  builtin_bytes_memo.erase(trial.level);
+  if (trial.builtin_bytes) {
+    builtin_bytes_memo[trial.level] = *trial.builtin_bytes;
+  } else {
+    builtin_bytes_memo.erase(trial.level);
+  }
 }
 
 void TrackedTree::ReplaceLive(std::span<const TrackedFile> files) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,8 +58,11 @@ struct TrackedTree {
   bool any_filter = false;                   // smallest/largest are set
   std::string smallest, largest;             // of every filter seen
   std::map<int, std::deque<Filter>> recent;  // by level, newest last
-  std::map<int, Spend> spend;                // by level
-  std::map<int, LiveLevel> live;             // by level >= 1
+  // By level, the keys of `recent`'s filters: each last-level file's bits
+  // use their mean, so it is kept as filters come and go, not summed.
+  std::map<int, uint64_t> recent_keys;
+  std::map<int, Spend> spend;     // by level
+  std::map<int, LiveLevel> live;  // by level >= 1
   // The keys of each level's live files, kept with `live` (a plan sums
   // them for every file built, so it does not walk the levels' files).
   std::map<int, uint64_t> live_keys;
@@ -79,9 +83,10 @@ struct TrackedTree {
   static constexpr int kCoverageBits = 56;
   mutable std::map<int, uint64_t> coverage_units;
   // Each level's LiveBuiltinBytes as last computed, with the bits per key
-  // it was computed at: every plan needs them, and between two plans few
-  // levels' files change (a trial changes one). Emptied for a level by the
-  // members that change its files.
+  // it was computed at: every plan needs them. A file recorded at the level
+  // updates the sum (its term in, those of the files it replaces out; whole
+  // bytes, so the sum stays the one a walk gives), EndTrial puts it back,
+  // ReplaceLive empties them all.
   mutable std::map<int, std::pair<double, uint64_t>> builtin_bytes_memo;
 
   bool HasShape() const { return shallowest >= 0; }
@@ -117,6 +122,7 @@ struct TrackedTree {
     uint64_t live_keys = 0;   // of the level before
     uint64_t live_bytes = 0;  // of the tree before
     std::map<int, uint64_t> coverage_units;
+    std::optional<std::pair<double, uint64_t>> builtin_bytes;  // the level's memo before
   };
   // Records the file as WidenKeySpace and then RecordLive would.
   Trial BeginTrial(int level, std::string_view file_smallest, std::string_view file_largest, uint64_t keys,
