@@ -86,6 +86,7 @@
 #include "bench_filters.h"
 #include "builtin_label.h"
 #include "compact_bench_filter.h"
+#include "cache_evictor.h"
 #include "compact_report.h"
 #include "key_set.h"
 #include "linebloom/compact_math.h"
@@ -111,21 +112,6 @@ struct Config {
   size_t build_keys = 1 << 20;  // keys per build timing (whole filters, at least one)
   double evict_mb = 0;          // written before each timed build (untimed)
   std::string json_path;
-};
-
-// Writes one word per cache line of a buffer: with more bytes than the last
-// cache level holds, the next build starts from cold caches (code, its
-// scratch and the keys), as a build inside a compaction follows the
-// compaction's own reads and writes.
-class CacheEvictor {
- public:
-  explicit CacheEvictor(double mb) : words_(static_cast<size_t>(mb * (1 << 20)) / sizeof(uint64_t)) {}
-  void Run() {
-    for (size_t i = 0; i < words_.size(); i += 64 / sizeof(uint64_t)) words_[i] += 1;
-  }
-
- private:
-  std::vector<uint64_t> words_;
 };
 
 double NowNs() {
