@@ -70,7 +70,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -82,6 +81,7 @@
 
 #include <rocksdb/filter_policy.h>
 
+#include "bench_clock.h"
 #include "alloc_tracker.h"
 #include "bench_filters.h"
 #include "builtin_label.h"
@@ -113,10 +113,6 @@ struct Config {
   double evict_mb = 0;          // written before each timed build (untimed)
   std::string json_path;
 };
-
-double NowNs() {
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // One row's filter behind one virtual call per timing, not per query.
 class BenchFilter {

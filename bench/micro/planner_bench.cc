@@ -33,7 +33,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -43,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.h"
 #include "cache_evictor.h"
 #include "linebloom/compact_filter.h"
 #include "linebloom/compact_math.h"
@@ -64,10 +64,6 @@ struct Config {
   int reps = 5;
   double evict_mb = 48;
 };
-
-double NowNs() {
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string Key(uint64_t index) {
   std::string key(16, '0');

@@ -23,7 +23,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -33,6 +32,7 @@
 
 #include <rocksdb/filter_policy.h>
 
+#include "bench_clock.h"
 #include "builtin_label.h"
 #include "linebloom/kernel.h"
 #include "linebloom/rocksdb/linebloom_filter_policy.h"
@@ -81,10 +81,6 @@ void MakeSmoke(Config& config) {
   config.queries = 1 << 12;
   config.build_keys = 1 << 12;
   config.reps = 2;
-}
-
-double NowNs() {
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Times `run(side)` (ns per operation) of side 0 and 1 back to back in
