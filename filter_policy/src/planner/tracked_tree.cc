@@ -82,8 +82,9 @@ void RecordLiveKeeping(TrackedTree& tree, int level, std::string_view file_small
   level_keys += keys;
   tree.live_bytes += bytes;
   if (units != tree.coverage_units.end()) units->second += CoverageUnits(space, file_smallest, file_largest);
-  if (builtin != tree.builtin_bytes_memo.end())
+  if (builtin != tree.builtin_bytes_memo.end()) {
     builtin->second.second += BuiltinFilterBytes(keys, builtin->second.first);
+  }
 }
 
 }  // namespace
