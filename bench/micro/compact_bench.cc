@@ -81,12 +81,12 @@
 
 #include <rocksdb/filter_policy.h>
 
-#include "bench_clock.h"
 #include "alloc_tracker.h"
+#include "bench_clock.h"
 #include "bench_filters.h"
 #include "builtin_label.h"
-#include "compact_bench_filter.h"
 #include "cache_evictor.h"
+#include "compact_bench_filter.h"
 #include "compact_report.h"
 #include "key_set.h"
 #include "linebloom/compact_math.h"
