@@ -398,6 +398,39 @@ void RefinePairs(const GridRuns& runs, double budget, std::vector<int>* points) 
   }
 }
 
+// Whether the uniform allocation at `average` can score below `best` (its
+// weighted sum). Its score sums w_j KindFpr(kind_j, average), and average is
+// seldom a grid point (a planner's average moves with every file), so a
+// Bloom run's term would be a BlockedFpr sum of ~150 Poisson terms, several
+// times the rest of an allocation. But the Bloom filter's rate never rises
+// with the bits (at the best k it is a minimum over k of rates that each
+// fall as a block holds fewer keys), so its rate at the grid point at or
+// above the average bounds the term from below; a compact run's term is
+// computed as Score computes it (the compact model's rate can rise a little
+// between grid points, where one shape gives way to another). If even the
+// bound reaches `best`, uniform cannot win and is not scored. The Bloom
+// bounds are lowered by a relative 1e-9 (the model's rounding is ~1e-15),
+// and the terms and their sum are taken in the order Score takes them, so
+// the answer is the one scoring uniform gives. Off the Bloom grid's range,
+// or on a grid whose stored rates rise somewhere, uniform is scored.
+//   simple form: always score uniform
+bool UniformMayWin(const GridRuns& runs, double average, double best) {
+  if (!(average > 0)) return true;
+  double bound = 0;
+  for (size_t j = 0; j < runs.size(); ++j) {
+    if (runs.entries[j] == 0) continue;
+    const FprGrid& grid = *runs.grids[j];
+    if (&grid == &Grid(FilterKind::kCompact)) {
+      bound += runs.w[j] * RateAt(FilterKind::kCompact, average);
+      continue;
+    }
+    if (!grid.rates_fall || average < grid.bits.front() || average > grid.bits.back()) return true;
+    const auto above = std::lower_bound(grid.bits.begin(), grid.bits.end(), average);
+    bound += runs.w[j] * (grid.fpr[above - grid.bits.begin()] * (1 - 1e-9));
+  }
+  return bound < best;
+}
+
 }  // namespace
 
 LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, std::span<const double> lookup_weights,
@@ -420,6 +453,7 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
   std::vector<double> bits(runs.size());
   for (size_t j = 0; j < runs.size(); ++j) bits[j] = runs.bits_of(j, points[j]);
   LevelAllocation best = Score(entries_per_run, runs.w, kinds, std::move(bits));
+  if (!UniformMayWin(runs, average_bits_per_key, best.expected_weighted_fpr_sum)) return best;
   LevelAllocation uniform = UniformAllocation(entries_per_run, runs.w, kinds, average_bits_per_key);
   return uniform.expected_weighted_fpr_sum < best.expected_weighted_fpr_sum ? uniform : best;
 }
