@@ -366,7 +366,9 @@ bool ImprovePair(const GridRuns& runs, double budget, size_t i, size_t j, std::v
     const auto pass = [&](int q) { return own_at(q) + theirs < bar; };
     int found = end + 1;
     if (own_falls) {
-      found = first_passing(pi, end, pass);
+      // The test passes from some point on, so if not at the stretch's
+      // end, nowhere in it (most stretches, where no pair improves).
+      found = pass(end) ? first_passing(pi, end, pass) : end + 1;
     } else {
       for (int q = pi; q <= end && found > end; ++q) {
         if (pass(q)) found = q;
