@@ -416,16 +416,16 @@ void RefinePairs(const GridRuns& runs, double budget, std::vector<int>* points) 
 // the answer is the one scoring uniform gives. Off the Bloom grid's range,
 // or on a grid whose stored rates rise somewhere, uniform is scored.
 //   simple form: always score uniform
-bool UniformMayWin(const GridRuns& runs, double average, double best) {
+bool UniformMayWin(const GridRuns& runs, std::span<const FilterKind> kinds, double average, double best) {
   if (!(average > 0)) return true;
   double bound = 0;
   for (size_t j = 0; j < runs.size(); ++j) {
     if (runs.entries[j] == 0) continue;
-    const FprGrid& grid = *runs.grids[j];
-    if (&grid == &Grid(FilterKind::kCompact)) {
+    if (kinds[j] == FilterKind::kCompact) {
       bound += runs.w[j] * RateAt(FilterKind::kCompact, average);
       continue;
     }
+    const FprGrid& grid = *runs.grids[j];
     if (!grid.rates_fall || average < grid.bits.front() || average > grid.bits.back()) return true;
     const auto above = std::lower_bound(grid.bits.begin(), grid.bits.end(), average);
     bound += runs.w[j] * (grid.fpr[above - grid.bits.begin()] * (1 - 1e-9));
@@ -455,7 +455,7 @@ LevelAllocation AllocateBitsPerRun(std::span<const uint64_t> entries_per_run, st
   std::vector<double> bits(runs.size());
   for (size_t j = 0; j < runs.size(); ++j) bits[j] = runs.bits_of(j, points[j]);
   LevelAllocation best = Score(entries_per_run, runs.w, kinds, std::move(bits));
-  if (!UniformMayWin(runs, average_bits_per_key, best.expected_weighted_fpr_sum)) return best;
+  if (!UniformMayWin(runs, kinds, average_bits_per_key, best.expected_weighted_fpr_sum)) return best;
   LevelAllocation uniform = UniformAllocation(entries_per_run, runs.w, kinds, average_bits_per_key);
   return uniform.expected_weighted_fpr_sum < best.expected_weighted_fpr_sum ? uniform : best;
 }
