@@ -52,7 +52,9 @@
 //     linebloom row, which finishes into its query memory.
 // Negative queries (--sizes_mb): per size each row's key count is chosen so
 // its filter at the 1 % setting is about that size (from the bits per key a
-// first build of it spends); ns per single query and
+// first build of it spends); ns per single query (independent queries,
+// whose cache misses the processor overlaps), per query alone (a fence
+// after each: one query's latency), and
 // per key of MayMatch batches of --batch (RocksDB's MultiGet calls at most
 // 32), every timing after an untimed run of the same row, rows alternating
 // as for builds.
@@ -70,6 +72,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -80,6 +83,10 @@
 #include <vector>
 
 #include <rocksdb/filter_policy.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "alloc_tracker.h"
 #include "bench_clock.h"
@@ -98,6 +105,17 @@
 
 namespace linebloom::bench {
 namespace {
+
+// Waits for every earlier instruction to complete, loads included, before
+// any later one starts (LFENCE; elsewhere a full fence, which orders memory
+// but may let the next query's work begin).
+inline void SerializeExecution() {
+#if defined(__x86_64__)
+  _mm_lfence();
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
 
 struct Config {
   std::vector<double> fprs = {0.01, 0.001};
@@ -123,6 +141,8 @@ class BenchFilter {
   virtual uint64_t CountMatches(std::span<const std::string_view> keys) const = 0;
   // ns per query over `keys`.
   virtual double TimeSingle(std::span<const std::string_view> keys) const = 0;
+  // ns per query over `keys`, one query at a time.
+  virtual double TimeAlone(std::span<const std::string_view> keys) const = 0;
   // ns per key of batches of `batch` keys.
   virtual double TimeBatches(std::span<const std::string_view> keys, size_t batch) const = 0;
 };
@@ -141,6 +161,23 @@ class BenchFilterOf final : public BenchFilter {
   double TimeSingle(std::span<const std::string_view> keys) const override {
     const double start = NowNs();
     const uint64_t yes = CountMatches(keys);
+    const double ns = (NowNs() - start) / static_cast<double>(keys.size());
+    sink_ += yes;
+    return ns;
+  }
+  // A fence after each query: no later instruction starts before the query
+  // has completed, its line read, so the processor cannot overlap the
+  // queries' cache misses as it does TimeSingle's independent queries; nor
+  // run ahead on a predicted answer, as it would past a filter that answers
+  // by early returns (Ribbon's column loop) if only the next key depended
+  // on the answer. The cost of one query alone: its latency.
+  double TimeAlone(std::span<const std::string_view> keys) const override {
+    uint64_t yes = 0;
+    const double start = NowNs();
+    for (std::string_view k : keys) {
+      yes += filter_->MayMatch(k);
+      SerializeExecution();
+    }
     const double ns = (NowNs() - start) / static_cast<double>(keys.size());
     sink_ += yes;
     return ns;
@@ -411,6 +448,8 @@ void Bench::MeasureQueries(double size_mb) {
       if (!filters[i]) continue;
       filters[i]->TimeSingle(keys);
       cells[i].single_ns.push_back(filters[i]->TimeSingle(keys));
+      filters[i]->TimeAlone(keys);
+      cells[i].alone_ns.push_back(filters[i]->TimeAlone(keys));
       filters[i]->TimeBatches(keys, config_.batch);
       cells[i].batch_ns.push_back(filters[i]->TimeBatches(keys, config_.batch));
     }

@@ -132,8 +132,8 @@ void CompactReport::PrintBuilds(FILE* out, double target_fpr, size_t keys) const
 void CompactReport::PrintQueries(FILE* out, double size_mb) const {
   std::fprintf(out, "\n### Filters of about %g MiB (1 %% setting)\n\n", size_mb);
   std::fprintf(out,
-               "| filter | keys | MiB | single ns | vs bloom | vs ribbon | batch%zu ns/key | vs bloom | vs ribbon "
-               "|\n|---|---|---|---|---|---|---|---|---|\n",
+               "| filter | keys | MiB | single ns | vs bloom | vs ribbon | alone ns | vs bloom | vs ribbon | batch%zu "
+               "ns/key | vs bloom | vs ribbon |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                header_.batch);
   const QueryCell* bloom = FindQuery(size_mb, kCompactBloomName);
   const QueryCell* ribbon = FindQuery(size_mb, kCompactRibbonName);
@@ -143,10 +143,12 @@ void CompactReport::PrintQueries(FILE* out, double size_mb) const {
       std::fprintf(out, "| %s | %zu | not built: %s |\n", c.filter.c_str(), c.keys, c.failure.c_str());
       continue;
     }
-    std::fprintf(out, "| %s | %zu | %.2f | %.1f | %s | %s | %.1f | %s | %s |\n", c.filter.c_str(), c.keys,
-                 static_cast<double>(c.bytes) / (1 << 20), Median(c.single_ns),
+    std::fprintf(out, "| %s | %zu | %.2f | %.1f | %s | %s | %.1f | %s | %s | %.1f | %s | %s |\n", c.filter.c_str(),
+                 c.keys, static_cast<double>(c.bytes) / (1 << 20), Median(c.single_ns),
                  FormatRatio(c.single_ns, bloom ? &bloom->single_ns : nullptr).c_str(),
-                 FormatRatio(c.single_ns, ribbon ? &ribbon->single_ns : nullptr).c_str(), Median(c.batch_ns),
+                 FormatRatio(c.single_ns, ribbon ? &ribbon->single_ns : nullptr).c_str(), Median(c.alone_ns),
+                 FormatRatio(c.alone_ns, bloom ? &bloom->alone_ns : nullptr).c_str(),
+                 FormatRatio(c.alone_ns, ribbon ? &ribbon->alone_ns : nullptr).c_str(), Median(c.batch_ns),
                  FormatRatio(c.batch_ns, bloom ? &bloom->batch_ns : nullptr).c_str(),
                  FormatRatio(c.batch_ns, ribbon ? &ribbon->batch_ns : nullptr).c_str());
   }
@@ -245,6 +247,8 @@ bool CompactReport::WriteJson(const std::string& path) const {
     std::fprintf(f, "%s\n  {\"filter\": \"%s\", \"size_mb\": %g, \"keys\": %zu, \"bytes\": %zu, ", i ? "," : "",
                  c.filter.c_str(), c.size_mb, c.keys, c.bytes);
     WriteArray(f, "single_ns", c.single_ns);
+    std::fprintf(f, ", ");
+    WriteArray(f, "alone_ns", c.alone_ns);
     std::fprintf(f, ", ");
     WriteArray(f, "batch_ns", c.batch_ns);
     std::fprintf(f, ", ");

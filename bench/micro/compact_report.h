@@ -79,6 +79,7 @@ struct QueryCell {
   size_t keys = 0;
   size_t bytes = 0;
   std::vector<double> single_ns;  // per query, one per repetition
+  std::vector<double> alone_ns;   // per query, one at a time, one per repetition
   std::vector<double> batch_ns;   // per key of a batch, one per repetition
   std::string failure;            // why the filter could not be built; empty if it was
 };

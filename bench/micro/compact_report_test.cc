@@ -86,10 +86,12 @@ CompactReport SampleReport() {
   q.keys = 100;
   q.bytes = 4096;
   q.single_ns = {2, 4};
+  q.alone_ns = {10, 20};
   q.batch_ns = {1, 1};
   report.AddQuery(q);
   q.filter = "linebloom-compact";
   q.single_ns = {3, 6};
+  q.alone_ns = {11, 30};
   q.batch_ns = {2, 3};
   report.AddQuery(q);
   return report;
@@ -122,9 +124,12 @@ TEST(CompactReport, PrintsRatiosOfTheRepetitions) {
                    "3.00 % | 20.0 | 1.50 (1.00-2.00) | 0.50 (0.50-0.50) | 8.50 |"),
             std::string::npos)
       << s;
-  // Single queries 3/2 and 6/4 against Bloom; batches 2/1 and 3/1; no Ribbon row.
-  EXPECT_NE(s.find("| linebloom-compact | 100 | 0.00 | 4.5 | 1.50 (1.50-1.50) | - | 2.5 | 2.50 (2.00-3.00) | - |"),
-            std::string::npos)
+  // Single queries 3/2 and 6/4 against Bloom; alone 11/10 and 30/20;
+  // batches 2/1 and 3/1; no Ribbon row.
+  EXPECT_NE(
+      s.find("| linebloom-compact | 100 | 0.00 | 4.5 | 1.50 (1.50-1.50) | - | 20.5 | 1.30 (1.10-1.50) | - | 2.5 | "
+             "2.50 (2.00-3.00) | - |"),
+      std::string::npos)
       << s;
   EXPECT_NE(s.find("Ribbon points for the interpolation (bits/key: measured FPR): 8.000: 1.0000 %; 9.000: 2.0000 %; "
                    "11.000: 0.5000 %;"),
@@ -165,7 +170,7 @@ TEST(CompactReport, JsonHasEveryCellAndNullForNoModel) {
   EXPECT_NE(s.find("\"filter\": \"rocksdb-bloom\", \"target_fpr\": 0.01, \"keys\": 1000"), std::string::npos) << s;
   EXPECT_NE(s.find("\"model_fpr\": null"), std::string::npos) << s;
   EXPECT_NE(s.find("\"model_fpr\": 0.0105"), std::string::npos) << s;
-  EXPECT_NE(s.find("\"single_ns\": [3, 6]"), std::string::npos) << s;
+  EXPECT_NE(s.find("\"single_ns\": [3, 6], \"alone_ns\": [11, 30]"), std::string::npos) << s;
   EXPECT_NE(
       s.find("\"ribbon_points\": [\n  {\"target_fpr\": 0.01, \"keys\": 1000, \"bits_per_key\": 9, \"fpr\": 0.02}"),
       std::string::npos)
