@@ -249,7 +249,7 @@ std::vector<Row> Rows() {
   return {
       MakeRow<PolicyBackedFilter>(kCompactBloomName, Setting::kRocksdbBloomMeasured, RocksdbBloom),
       MakeRow<PolicyBackedFilter>(kCompactRibbonName, Setting::kRocksdbBloomMeasured, RocksdbRibbon),
-      MakeRow<CoreFilter>("linebloom", Setting::kLinebloomBloomModel,
+      MakeRow<CoreFilter>(kCompactLinebloomName, Setting::kLinebloomBloomModel,
                           [](double bits) { return std::make_unique<CoreFilter>(bits); }),
       MakeRow<CompactCoreFilter>("linebloom-compact", Setting::kCompactModel,
                                  [](double bits) { return std::make_unique<CompactCoreFilter>(bits); }),

@@ -152,6 +152,19 @@ void CompactReport::PrintQueries(FILE* out, double size_mb) const {
                  FormatRatio(c.batch_ns, bloom ? &bloom->batch_ns : nullptr).c_str(),
                  FormatRatio(c.batch_ns, ribbon ? &ribbon->batch_ns : nullptr).c_str());
   }
+  // The other linebloom rows (the compact filter's) against linebloom's
+  // Bloom filter, the same cells' ratios.
+  const QueryCell* linebloom = FindQuery(size_mb, kCompactLinebloomName);
+  if (linebloom == nullptr || !linebloom->failure.empty()) return;
+  std::fprintf(out, "\nAgainst %s (Bloom):\n\n| filter | single | alone | batch%zu |\n|---|---|---|---|\n",
+               kCompactLinebloomName, header_.batch);
+  const std::string prefix = std::string(kCompactLinebloomName) + "-";
+  for (const QueryCell& c : queries_) {
+    if (c.size_mb != size_mb || !c.failure.empty() || c.filter.rfind(prefix, 0) != 0) continue;
+    std::fprintf(
+        out, "| %s | %s | %s | %s |\n", c.filter.c_str(), FormatRatio(c.single_ns, &linebloom->single_ns).c_str(),
+        FormatRatio(c.alone_ns, &linebloom->alone_ns).c_str(), FormatRatio(c.batch_ns, &linebloom->batch_ns).c_str());
+  }
 }
 
 void CompactReport::Print(FILE* out) const {

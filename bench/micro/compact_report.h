@@ -20,6 +20,8 @@ namespace linebloom::bench {
 
 inline constexpr const char* kCompactBloomName = "rocksdb-bloom";
 inline constexpr const char* kCompactRibbonName = "rocksdb-ribbon";
+// linebloom's Bloom filter, the reference of the compact rows' query ratios.
+inline constexpr const char* kCompactLinebloomName = "linebloom";
 
 // sqrt(p (1 - p) / n): the standard deviation of a rate p measured over n
 // independent queries (0 for n = 0).

@@ -137,6 +137,27 @@ TEST(CompactReport, PrintsRatiosOfTheRepetitions) {
       << s;
 }
 
+TEST(CompactReport, ComparesTheCompactRowsWithLinebloomsBloom) {
+  CompactReport report = SampleReport();
+  EXPECT_EQ(Printed(report).find("Against linebloom"), std::string::npos);
+  QueryCell q;
+  q.filter = kCompactLinebloomName;
+  q.size_mb = 1;
+  q.keys = 100;
+  q.bytes = 4096;
+  q.single_ns = {1, 3};
+  q.alone_ns = {10, 15};
+  q.batch_ns = {1, 2};
+  report.AddQuery(q);
+  const std::string s = Printed(report);
+  // linebloom-compact: single 3/1 and 6/3, alone 11/10 and 30/15, batches
+  // 2/1 and 3/2; the RocksDB rows are not compared.
+  EXPECT_NE(s.find("Against linebloom (Bloom):\n\n| filter | single | alone | batch32 |\n|---|---|---|---|\n"
+                   "| linebloom-compact | 2.50 (2.00-3.00) | 1.55 (1.10-2.00) | 1.75 (1.50-2.00) |\n"),
+            std::string::npos)
+      << s;
+}
+
 TEST(CompactReport, ReportsAFilterNotBuilt) {
   CompactReport report = SampleReport();
   BuildCell failed = Cell("other", 0, 0, {});
