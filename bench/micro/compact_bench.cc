@@ -57,7 +57,9 @@
 // after each: one query's latency), and
 // per key of MayMatch batches of --batch (RocksDB's MultiGet calls at most
 // 32), every timing after an untimed run of the same row, rows alternating
-// as for builds.
+// as for builds; ratios to rocksdb-bloom and rocksdb-ribbon, and the
+// compact rows' to linebloom's Bloom filter, the reference of their query
+// targets.
 //
 // A row whose filter cannot be built (a compact build that falls back to a
 // Bloom filter, which would be measured under the wrong name) is reported
