@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace linebloom::bench {
 namespace {
@@ -70,6 +72,19 @@ BuildCell Cell(const std::string& filter, size_t bytes, uint64_t positives, std:
   return c;
 }
 
+QueryCell Query(const std::string& filter, std::vector<double> single_ns, std::vector<double> alone_ns,
+                std::vector<double> batch_ns) {
+  QueryCell q;
+  q.filter = filter;
+  q.size_mb = 1;
+  q.keys = 100;
+  q.bytes = 4096;
+  q.single_ns = std::move(single_ns);
+  q.alone_ns = std::move(alone_ns);
+  q.batch_ns = std::move(batch_ns);
+  return q;
+}
+
 CompactReport SampleReport() {
   CompactReport report({.builtin_label = "RocksDB x", .kernel = "k", .key_length = 16, .reps = 2, .batch = 32});
   report.AddBuild(Cell(kCompactBloomName, 1250, 1000, {10, 20}));
@@ -80,20 +95,8 @@ CompactReport SampleReport() {
   report.AddBuild(compact);
   report.AddRibbonPoint(0.01, 1000, {9.0, 0.02});
   report.AddRibbonPoint(0.01, 1000, {11.0, 0.005});
-  QueryCell q;
-  q.filter = kCompactBloomName;
-  q.size_mb = 1;
-  q.keys = 100;
-  q.bytes = 4096;
-  q.single_ns = {2, 4};
-  q.alone_ns = {10, 20};
-  q.batch_ns = {1, 1};
-  report.AddQuery(q);
-  q.filter = "linebloom-compact";
-  q.single_ns = {3, 6};
-  q.alone_ns = {11, 30};
-  q.batch_ns = {2, 3};
-  report.AddQuery(q);
+  report.AddQuery(Query(kCompactBloomName, {2, 4}, {10, 20}, {1, 1}));
+  report.AddQuery(Query("linebloom-compact", {3, 6}, {11, 30}, {2, 3}));
   return report;
 }
 
@@ -140,15 +143,7 @@ TEST(CompactReport, PrintsRatiosOfTheRepetitions) {
 TEST(CompactReport, ComparesTheCompactRowsWithLinebloomsBloom) {
   CompactReport report = SampleReport();
   EXPECT_EQ(Printed(report).find("Against linebloom"), std::string::npos);
-  QueryCell q;
-  q.filter = kCompactLinebloomName;
-  q.size_mb = 1;
-  q.keys = 100;
-  q.bytes = 4096;
-  q.single_ns = {1, 3};
-  q.alone_ns = {10, 15};
-  q.batch_ns = {1, 2};
-  report.AddQuery(q);
+  report.AddQuery(Query(kCompactLinebloomName, {1, 3}, {10, 15}, {1, 2}));
   const std::string s = Printed(report);
   // linebloom-compact: single 3/1 and 6/3, alone 11/10 and 30/15, batches
   // 2/1 and 3/2; the RocksDB rows are not compared.
