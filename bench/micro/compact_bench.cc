@@ -155,35 +155,15 @@ class BenchFilterOf final : public BenchFilter {
   explicit BenchFilterOf(std::unique_ptr<Filter> filter) : filter_(std::move(filter)) {}
   void Build(std::span<const std::string_view> keys) override { filter_->Build(keys); }
   size_t SizeBytes() const override { return filter_->SizeBytes(); }
-  uint64_t CountMatches(std::span<const std::string_view> keys) const override {
-    uint64_t yes = 0;
-    for (std::string_view k : keys) yes += filter_->MayMatch(k);
-    return yes;
-  }
-  double TimeSingle(std::span<const std::string_view> keys) const override {
-    const double start = NowNs();
-    const uint64_t yes = CountMatches(keys);
-    const double ns = (NowNs() - start) / static_cast<double>(keys.size());
-    sink_ += yes;
-    return ns;
-  }
+  uint64_t CountMatches(std::span<const std::string_view> keys) const override { return Matches<false>(keys); }
+  double TimeSingle(std::span<const std::string_view> keys) const override { return NsPerQuery<false>(keys); }
   // A fence after each query: no later instruction starts before the query
   // has completed, its line read, so the processor cannot overlap the
   // queries' cache misses as it does TimeSingle's independent queries; nor
   // run ahead on a predicted answer, as it would past a filter that answers
   // by early returns (Ribbon's column loop) if only the next key depended
   // on the answer. The cost of one query alone: its latency.
-  double TimeAlone(std::span<const std::string_view> keys) const override {
-    uint64_t yes = 0;
-    const double start = NowNs();
-    for (std::string_view k : keys) {
-      yes += filter_->MayMatch(k);
-      SerializeExecution();
-    }
-    const double ns = (NowNs() - start) / static_cast<double>(keys.size());
-    sink_ += yes;
-    return ns;
-  }
+  double TimeAlone(std::span<const std::string_view> keys) const override { return NsPerQuery<true>(keys); }
   double TimeBatches(std::span<const std::string_view> keys, size_t batch) const override {
     bool answers[rocksdb_plugin::kMaxRocksdbBatch];
     const size_t calls = keys.size() / batch;
@@ -199,6 +179,26 @@ class BenchFilterOf final : public BenchFilter {
   }
 
  private:
+  // The answers "may match" over `keys`; kFenced: SerializeExecution after
+  // each query.
+  template <bool kFenced>
+  uint64_t Matches(std::span<const std::string_view> keys) const {
+    uint64_t yes = 0;
+    for (std::string_view k : keys) {
+      yes += filter_->MayMatch(k);
+      if constexpr (kFenced) SerializeExecution();
+    }
+    return yes;
+  }
+  template <bool kFenced>
+  double NsPerQuery(std::span<const std::string_view> keys) const {
+    const double start = NowNs();
+    const uint64_t yes = Matches<kFenced>(keys);
+    const double ns = (NowNs() - start) / static_cast<double>(keys.size());
+    sink_ += yes;
+    return ns;
+  }
+
   std::unique_ptr<Filter> filter_;
   mutable uint64_t sink_ = 0;  // keeps the answers live
 };

@@ -143,14 +143,17 @@ void CompactReport::PrintQueries(FILE* out, double size_mb) const {
       std::fprintf(out, "| %s | %zu | not built: %s |\n", c.filter.c_str(), c.keys, c.failure.c_str());
       continue;
     }
-    std::fprintf(out, "| %s | %zu | %.2f | %.1f | %s | %s | %.1f | %s | %s | %.1f | %s | %s |\n", c.filter.c_str(),
-                 c.keys, static_cast<double>(c.bytes) / (1 << 20), Median(c.single_ns),
-                 FormatRatio(c.single_ns, bloom ? &bloom->single_ns : nullptr).c_str(),
-                 FormatRatio(c.single_ns, ribbon ? &ribbon->single_ns : nullptr).c_str(), Median(c.alone_ns),
-                 FormatRatio(c.alone_ns, bloom ? &bloom->alone_ns : nullptr).c_str(),
-                 FormatRatio(c.alone_ns, ribbon ? &ribbon->alone_ns : nullptr).c_str(), Median(c.batch_ns),
-                 FormatRatio(c.batch_ns, bloom ? &bloom->batch_ns : nullptr).c_str(),
-                 FormatRatio(c.batch_ns, ribbon ? &ribbon->batch_ns : nullptr).c_str());
+    // A timing's median and its ratios to RocksDB's Bloom and Ribbon rows.
+    const auto timing = [&](std::vector<double> QueryCell::*ns) {
+      char text[128];
+      std::snprintf(text, sizeof text, "%.1f | %s | %s", Median(c.*ns),
+                    FormatRatio(c.*ns, bloom ? &(bloom->*ns) : nullptr).c_str(),
+                    FormatRatio(c.*ns, ribbon ? &(ribbon->*ns) : nullptr).c_str());
+      return std::string(text);
+    };
+    std::fprintf(out, "| %s | %zu | %.2f | %s | %s | %s |\n", c.filter.c_str(), c.keys,
+                 static_cast<double>(c.bytes) / (1 << 20), timing(&QueryCell::single_ns).c_str(),
+                 timing(&QueryCell::alone_ns).c_str(), timing(&QueryCell::batch_ns).c_str());
   }
   // The other linebloom rows (the compact filter's) against linebloom's
   // Bloom filter, the same cells' ratios.
