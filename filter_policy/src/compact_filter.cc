@@ -233,8 +233,8 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
     reader->layers_[i] = {data, lines};
     data += size_t{64} * lines;
   }
-  reader->num_layers_ = static_cast<uint8_t>(layers);
-  reader->fingerprint_bits_ = static_cast<uint8_t>(t.num_probes);
+  reader->num_layers_ = static_cast<int>(layers);
+  reader->fingerprint_bits_ = t.num_probes;
   reader->low_threshold_ = sections.low_threshold;
   reader->low_lines_ = sections.low_lines;
   reader->high_lines_ = sections.high_lines;
@@ -244,7 +244,9 @@ ParseResult CompactFilterReader::Parse(std::string_view bytes, CompactFilterRead
   reader->one_extra_plane_ = !mixed && (!many_planes || c::MaxExtraPlanes(t.num_probes) == 1);
   reader->forms_ = c::LineFormsFor(t.num_probes, mixed, many_planes);
   reader->seed_ = t.seed;
-  reader->Bind();
+  reader->use_avx512_ = internal::compact::CompactAvx512Supported();
+  reader->use_avx2_ = internal::compact::CompactAvx2Supported();
+  reader->use_vpclmul_ = internal::compact::CompactVpclmulSupported();
   return {};
 }
 

@@ -1,11 +1,10 @@
 // Copyright (c) linebloom authors. Licensed under the Apache License 2.0.
 //
-// The compact filter's query (compact_layout.h), inline in four forms of
-// the line's answer (compact_planes.h) and for each filter shape that
-// builders write (QueryShape): a reader's query is compiled for its
-// filter's shape, which Parse binds it to (compact_query.cc), so that
-// nothing on its way branches on the filter, only the line. Internal
-// header.
+// The compact filter's query (compact_layout.h), inline in three forms of
+// the line's answer (compact_planes.h), so that a caller bound to one form (the
+// RocksDB plugin's readers) compiles hashing and answering into one
+// function; the API (compact_query.cc) picks the form per query from the
+// process-wide kernel. Internal header.
 //
 // The common path is straight-line: the first layer's line holds the key
 // (for all but about 4 % of absent keys), and the keys it bumped go on to
@@ -26,24 +25,8 @@
 #include "compact_line_forms.h"
 #include "compact_planes.h"
 #include "linebloom/compact_filter.h"
-#include "linebloom/kernel.h"
 
 namespace linebloom {
-
-// What a query knows at compile time of its filter: all of it for the
-// queries a reader is bound to (a mixed filter or not, PlaneGroupsFor(r),
-// rows of more than 64 columns somewhere, at most one extra plane per
-// line: CompactFilterReader's fields of the same names), nothing for
-// kAnyShape, which reads them from the reader.
-struct QueryShape {
-  bool known = false;
-  bool mixed = false;
-  int groups = 0;
-  bool wide = false;
-  bool one_extra = false;
-  friend constexpr bool operator==(const QueryShape&, const QueryShape&) = default;
-};
-inline constexpr QueryShape kAnyShape{};
 
 struct CompactQuery {
   // What a first-layer query reads ends with layers_[0].data, within the
@@ -58,8 +41,8 @@ struct CompactQuery {
     uint32_t order;
     unsigned forms;
   };
-  // kMixed: the filter is mixed (its low_threshold_ is not 0), known from
-  // the shape or a branch on the filter once per query or batch, so that
+  // kMixed: the filter is mixed (its low_threshold_ is not 0); callers
+  // branch on that once per query or batch, a branch on the filter, so that
   // other filters pay nothing for the sections. A mixed filter's line is
   // the builder's (FirstLayerSlotOf), its address selected from each
   // section's start by masks, not a branch (keys go to either at random),
@@ -99,8 +82,7 @@ struct CompactQuery {
   // The line of a later layer that answers a key its first-layer line
   // bumped; nullptr if every layer bumped it, which a builder never writes:
   // a damaged filter may match, and the forms' Bumped answer "may match".
-  __attribute__((always_inline)) static const unsigned char* FindBumpedLine(const CompactFilterReader& r,
-                                                                            uint64_t hash) {
+  static const unsigned char* FindBumpedLine(const CompactFilterReader& r, uint64_t hash) {
     for (int layer = 1; layer < r.num_layers_; ++layer) {
       const Located at = LocateIn(r, layer, hash);
       if (Holds(at)) return at.line;
@@ -116,7 +98,6 @@ struct CompactQuery {
     int columns;
     internal::compact::Bits128 row;
   };
-  template <QueryShape kShape>
   __attribute__((always_inline)) static LineQuery LineQueryOf(const CompactFilterReader& r, const unsigned char* line,
                                                               unsigned forms, const internal::compact::KeyCode& code) {
     namespace c = internal::compact;
@@ -125,7 +106,7 @@ struct CompactQuery {
     // or r with E(r) = 1) takes the plane count in arithmetic: it heads the
     // chain to the line's plane layout. The branch depends on the filter.
     const c::LineForms& f = *r.forms_;
-    if (kShape.known ? kShape.one_extra : r.one_extra_plane_) {
+    if (r.one_extra_plane_) {
       const unsigned extra = meta >> 7;
       return {r.fingerprint_bits_ + static_cast<int>(extra), f.columns[4 * extra],
               c::RowOf(code, c::Bits128{f.mask[4 * extra][0], f.mask[4 * extra][1]})};
@@ -135,36 +116,24 @@ struct CompactQuery {
   }
 
   // The query of a filter with at least one layer, with the line's answer
-  // `Form` (PortableForm, Avx2Form, VpclmulForm, Avx512Form).
-  template <class Form, QueryShape kShape>
+  // `Form` (PortableForm, Avx2Form, Avx512Form).
+  template <class Form>
   __attribute__((always_inline)) static bool QueryLayered(const CompactFilterReader& r, uint64_t hash) {
-    if (kShape.known) return QueryLocated<Form, kShape, kShape.mixed>(r, hash);
-    if (r.low_threshold_ == 0) return QueryLocated<Form, kShape, false>(r, hash);
-    return QueryLocated<Form, kShape, true>(r, hash);
+    if (r.low_threshold_ == 0) return QueryLocated<Form, false>(r, hash);
+    return QueryLocated<Form, true>(r, hash);
   }
-  template <class Form, QueryShape kShape, bool kMixed>
+  template <class Form, bool kMixed>
   __attribute__((always_inline)) static bool QueryLocated(const CompactFilterReader& r, uint64_t hash) {
     const Located at = LocateFirst<kMixed>(r, hash);
     const internal::compact::KeyCode code = internal::compact::CodeOf(hash);
-    if (__builtin_expect(!Holds(at), 0)) return Form::template Bumped<kShape>(r, hash);
-    return Form::template Match<kShape>(r, at.line, kMixed ? at.forms : 0u, code);
+    if (__builtin_expect(!Holds(at), 0)) return Form::Bumped(r, hash);
+    return Form::Match(r, at.line, kMixed ? at.forms : 0u, code);
   }
-  // Any filter; an empty one (no layer) holds nothing.
+  // An empty filter (no layer) holds nothing.
   template <class Form>
   __attribute__((always_inline)) static bool Query(const CompactFilterReader& r, uint64_t hash) {
     if (r.num_layers_ == 0) return false;
-    return QueryLayered<Form, kAnyShape>(r, hash);
-  }
-
-  // What a reader is bound to (CompactFilterReader::bound_).
-  using BoundQueries = CompactFilterReader::BoundQueries;
-  // The reader's bound query and batch (CompactFilterReader::bound_) for
-  // `kernel`.
-  static bool BoundQuery(const CompactFilterReader& r, Kernel kernel, uint64_t hash) {
-    return r.bound_->query[static_cast<int>(kernel)](r, hash);
-  }
-  static void BoundBatch(const CompactFilterReader& r, Kernel kernel, const uint64_t* hashes, size_t n, bool* out) {
-    r.bound_->batch[static_cast<int>(kernel)](r, hashes, n, out);
+    return QueryLayered<Form>(r, hash);
   }
 
   // Up to kBatch keys: every first-layer line is located and prefetched,
@@ -185,15 +154,14 @@ struct CompactQuery {
     uint64_t rest[kBatch];
     internal::compact::KeyCode operator[](size_t i) const { return {row_lo[i], rest[i]}; }
   };
-  // A filter with at least one layer.
-  template <class Form, QueryShape kShape>
-  __attribute__((always_inline)) static void BatchLayered(const CompactFilterReader& r, const uint64_t* hashes,
-                                                          size_t n, bool* out) {
-    if (kShape.known) return BatchLocated<Form, kShape, kShape.mixed>(r, hashes, n, out);
-    if (r.low_threshold_ == 0) return BatchLocated<Form, kShape, false>(r, hashes, n, out);
-    BatchLocated<Form, kShape, true>(r, hashes, n, out);
+  template <class Form>
+  __attribute__((always_inline)) static void Batch(const CompactFilterReader& r, const uint64_t* hashes, size_t n,
+                                                   bool* out) {
+    if (r.num_layers_ == 0) return std::fill(out, out + n, false);
+    if (r.low_threshold_ == 0) return BatchLocated<Form, false>(r, hashes, n, out);
+    BatchLocated<Form, true>(r, hashes, n, out);
   }
-  template <class Form, QueryShape kShape, bool kMixed>
+  template <class Form, bool kMixed>
   __attribute__((always_inline)) static void BatchLocated(const CompactFilterReader& r, const uint64_t* hashes,
                                                           size_t n, bool* out) {
     const bool straddles = (reinterpret_cast<uintptr_t>(r.layers_[0].data) & 63) != 0;
@@ -214,8 +182,8 @@ struct CompactQuery {
       }
     }
     for (size_t i = 0; i < n; ++i) {
-      out[i] = Holds(at[i]) ? Form::template Match<kShape>(r, at[i].line, kMixed ? at[i].forms : 0u, codes[i])
-                            : Form::template Bumped<kShape>(r, hashes[i]);
+      out[i] =
+          Holds(at[i]) ? Form::Match(r, at[i].line, kMixed ? at[i].forms : 0u, codes[i]) : Form::Bumped(r, hashes[i]);
     }
   }
 
@@ -228,22 +196,19 @@ struct CompactQuery {
         codes->rest[i] = code.rest;
       }
     }
-    template <QueryShape kShape>
     __attribute__((always_inline)) static bool Match(const CompactFilterReader& r, const unsigned char* line,
                                                      unsigned forms, const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf<kShape>(r, line, forms, code);
+      const LineQuery q = LineQueryOf(r, line, forms, code);
       // A branch on the filter alone: where no line's row has more than 64
       // columns, the planes' second words need no masking.
-      const bool wide = kShape.known ? kShape.wide : r.wide_rows_;
-      const uint32_t answer = wide ? c::AnswerPortableWindows(line, q.row, q.planes)
-                                   : c::AnswerPortableWindows(line, c::Bits128{q.row.lo, 0}, q.planes);
+      const uint32_t answer = r.wide_rows_ ? c::AnswerPortableWindows(line, q.row, q.planes)
+                                           : c::AnswerPortableWindows(line, c::Bits128{q.row.lo, 0}, q.planes);
       return answer == c::FingerprintOf(code, q.planes);
     }
-    template <QueryShape kShape>
     __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match<kShape>(r, line, 0, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
 
@@ -253,45 +218,31 @@ struct CompactQuery {
   // branches on the line's plane count. The keys' codes as the portable
   // form computes them.
   struct Avx2Form : PortableForm {
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_AVX2 static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
                                              const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf<kShape>(r, line, forms, code);
-      uint32_t answer;
-      if constexpr (kShape.known) {
-        answer = c::AnswerAvx2Groups<kShape.groups, kShape.wide>(line, q.row, q.planes);
-      } else {
-        answer = c::AnswerAvx2ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
-      }
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerAvx2ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
       return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_AVX2 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match<kShape>(r, line, 0, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
   // The AVX2 form where the CPU has VPCLMULQDQ (AnswerVpclmulForFilter).
   struct VpclmulForm : PortableForm {
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_VPCLMUL static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
                                                 const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf<kShape>(r, line, forms, code);
-      uint32_t answer;
-      if constexpr (kShape.known) {
-        answer = c::AnswerVpclmulGroups<kShape.groups, kShape.wide>(line, q.row, q.planes);
-      } else {
-        answer = c::AnswerVpclmulForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
-      }
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerVpclmulForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
       return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_VPCLMUL __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r,
                                                                            uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match<kShape>(r, line, 0, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
 #endif
@@ -314,24 +265,17 @@ struct CompactQuery {
         _mm512_store_si512(codes->rest + i, code.rest);
       }
     }
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_AVX512 static bool Match(const CompactFilterReader& r, const unsigned char* line, unsigned forms,
                                                const internal::compact::KeyCode& code) {
       namespace c = internal::compact;
-      const LineQuery q = LineQueryOf<kShape>(r, line, forms, code);
-      uint32_t answer;
-      if constexpr (kShape.known) {
-        answer = c::AnswerAvx512Groups<kShape.groups, kShape.wide>(line, q.row, q.planes);
-      } else {
-        answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
-      }
+      const LineQuery q = LineQueryOf(r, line, forms, code);
+      const uint32_t answer = c::AnswerAvx512ForFilter(line, q.row, r.fingerprint_bits_, r.wide_rows_, q.planes);
       // answer == fingerprint in the low `planes` bits (BZHI clears the rest).
       return _bzhi_u32(answer ^ c::FingerprintOf(code, q.planes), static_cast<unsigned>(q.planes)) == 0;
     }
-    template <QueryShape kShape>
     LINEBLOOM_COMPACT_AVX512 __attribute__((noinline)) static bool Bumped(const CompactFilterReader& r, uint64_t hash) {
       const unsigned char* line = FindBumpedLine(r, hash);
-      return line == nullptr || Match<kShape>(r, line, 0, internal::compact::CodeOf(hash));
+      return line == nullptr || Match(r, line, 0, internal::compact::CodeOf(hash));
     }
   };
 #endif

@@ -156,19 +156,11 @@ class CompactFilterReader {
     uint32_t lines = 0;
   };
   static constexpr int kMaxLayers = 8;
-  // The queries bound to the filter's shape (compact_query.h), by kernel
-  // (Kernel's order): Parse picks them, so that a query branches on its
-  // line alone, not on the filter's kind or the CPU.
-  struct BoundQueries {
-    bool (*query[3])(const CompactFilterReader&, uint64_t);
-    void (*batch[3])(const CompactFilterReader&, const uint64_t*, size_t, bool*);
-  };
-  static const BoundQueries kNoKeys;  // an empty filter's: "no" to all
-  void Bind();                        // sets bound_ from the fields below
   // What a first-layer query reads comes first, 56 bytes: with a vtable
   // pointer before them (the RocksDB plugin's readers, aligned to a cache
   // line), one cache line.
   uint32_t seed_ = 0;
+  int fingerprint_bits_ = 0;
   // Where a key's first-layer line is: a key whose hash's low 32 bits are
   // below low_threshold_ (none where the filter is not mixed) at its line
   // among the low_lines_ of layer 0, any other among the high_lines_ after
@@ -176,11 +168,12 @@ class CompactFilterReader {
   uint32_t low_threshold_ = 0;
   uint32_t low_lines_ = 0;
   uint32_t high_lines_ = 0;
-  uint8_t fingerprint_bits_ = 0;
-  uint8_t num_layers_ = 0;       // 0: no key
+  int num_layers_ = 0;           // 0: no key
   bool one_extra_plane_ = true;  // every form 4..7 has r + 1 planes, none is low
   bool wide_rows_ = false;       // some line's rows have more than 64 columns
-  const BoundQueries* bound_ = &kNoKeys;
+  bool use_avx512_ = false;      // the CPU has the compact AVX-512 form
+  bool use_avx2_ = false;        // the CPU has the compact AVX2 form
+  bool use_vpclmul_ = false;     // and VPCLMULQDQ, which that form then uses
   const unsigned char* high_data_ = nullptr;
   // The planes, columns and row mask of a line by its form (section and
   // metadata byte), so that a query finds them without a branch on the

@@ -18,65 +18,130 @@ namespace {
 
 std::string_view View(const ::rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
-// The filter's fields and its queries, bound to the filter's shape and to
-// the form the process's kernel allowed when the reader was made: each key
-// hashed straight from its Slice, then the bound query, or for a batch the
-// bound batch (all first-layer lines of up to CompactQuery::kBatch keys
-// prefetched before the first answer). The reader is aligned to a cache
-// line, so that the vtable pointer and the fields a first-layer query
-// reads (the seed, the sections, the bound queries, layer 0's start and
-// the pointer to the filter kind's table of line forms: the first 56 bytes
-// of CompactFilterReader) share one: where RocksDB holds thousands of
-// filters, a query then reads one line of its reader besides the filter's.
+// The filter's fields, and the batch: every key hashed straight from its
+// Slice, then CompactQuery::Batch (all first-layer lines prefetched before
+// the first answer). The reader is aligned to a cache line, so that the
+// vtable pointer and the fields a first-layer query reads (the seed, r, the
+// sections, layer 0's start and the pointer to the filter kind's table of
+// line forms: the first 56 bytes of CompactFilterReader) share one: where
+// RocksDB holds thousands of filters, a query then reads one line of its
+// reader besides the filter's.
 //   simple form: for (i < num_keys) may_match[i] = MayMatch(*keys[i]);
-template <Kernel kKernel, bool kSeedZero>
-class alignas(64) CompactBitsReader final : public ::rocksdb::FilterBitsReader {
+template <class Form, bool kSeedZero>
+class alignas(64) CompactBitsReaderBase : public ::rocksdb::FilterBitsReader {
  public:
-  explicit CompactBitsReader(const CompactFilterReader& reader) : reader_(reader) {}
+  explicit CompactBitsReaderBase(const CompactFilterReader& reader) : reader_(reader) {}
 
-  bool MayMatch(const ::rocksdb::Slice& key) override {
-    return CompactQuery::BoundQuery(reader_, kKernel, internal::HashKeyTiered(View(key), seed()));
-  }
-  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+ protected:
+  // The filter's seed, a constant where it is 0 (every filter the plugin
+  // writes), so that a query's hashes need nothing of the reader and are
+  // computed while its fields are being loaded.
+  uint32_t seed() const { return kSeedZero ? 0 : reader_.seed(); }
+
+  __attribute__((always_inline)) void MatchBatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) const {
     constexpr size_t kChunk = CompactQuery::kBatch;
     uint64_t hashes[kChunk];
     const size_t n = num_keys > 0 ? static_cast<size_t>(num_keys) : 0;
     for (size_t start = 0; start < n; start += kChunk) {
       const size_t count = std::min(kChunk, n - start);
       for (size_t i = 0; i < count; ++i) hashes[i] = internal::HashKeyTiered(View(*keys[start + i]), seed());
-      CompactQuery::BoundBatch(reader_, kKernel, hashes, count, may_match + start);
+      CompactQuery::Batch<Form>(reader_, hashes, count, may_match + start);
     }
   }
-
- private:
-  // The filter's seed, a constant where it is 0 (every filter the plugin
-  // writes), so that a query's hashes need nothing of the reader and are
-  // computed while its fields are being loaded.
-  uint32_t seed() const { return kSeedZero ? 0 : reader_.seed(); }
 
   const CompactFilterReader reader_;
 };
 
-template <Kernel kKernel>
+template <bool kSeedZero>
+class CompactPortableBitsReader final : public CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::PortableForm, kSeedZero>::CompactBitsReaderBase;
+  bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::PortableForm>(this->reader_,
+                                                                  internal::HashKeyTiered(View(key), this->seed()));
+  }
+  void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
+
+#if defined(LINEBLOOM_COMPACT_AVX2)
+// The AVX2 form (compact_planes.h); the overrides carry the target, so the
+// query is compiled into them, the line's answer too (flatten: a function of
+// that target cannot be always_inline into the form-generic templates).
+template <bool kSeedZero>
+class CompactAvx2BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::Avx2Form, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::Avx2Form>(this->reader_,
+                                                              internal::HashKeyTiered(View(key), this->seed()));
+  }
+  LINEBLOOM_COMPACT_AVX2 __attribute__((flatten)) void MayMatch(int num_keys, ::rocksdb::Slice** keys,
+                                                                bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
+
+// The AVX2 form where the CPU has VPCLMULQDQ, likewise.
+template <bool kSeedZero>
+class CompactVpclmulBitsReader final : public CompactBitsReaderBase<CompactQuery::VpclmulForm, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::VpclmulForm, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::VpclmulForm>(this->reader_,
+                                                                 internal::HashKeyTiered(View(key), this->seed()));
+  }
+  LINEBLOOM_COMPACT_VPCLMUL __attribute__((flatten)) void MayMatch(int num_keys, ::rocksdb::Slice** keys,
+                                                                   bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
+#endif
+
+#if defined(LINEBLOOM_COMPACT_AVX512)
+// The overrides carry the form's target, so the query is compiled into them.
+template <bool kSeedZero>
+class CompactAvx512BitsReader final : public CompactBitsReaderBase<CompactQuery::Avx512Form, kSeedZero> {
+ public:
+  using CompactBitsReaderBase<CompactQuery::Avx512Form, kSeedZero>::CompactBitsReaderBase;
+  LINEBLOOM_COMPACT_AVX512 bool MayMatch(const ::rocksdb::Slice& key) override {
+    return CompactQuery::QueryLayered<CompactQuery::Avx512Form>(this->reader_,
+                                                                internal::HashKeyTiered(View(key), this->seed()));
+  }
+  LINEBLOOM_COMPACT_AVX512 void MayMatch(int num_keys, ::rocksdb::Slice** keys, bool* may_match) override {
+    this->MatchBatch(num_keys, keys, may_match);
+  }
+};
+#endif
+
+// Reader<true> where the filter's seed is 0, else Reader<false>.
+template <template <bool> class Reader>
 ::rocksdb::FilterBitsReader* NewFor(const CompactFilterReader& reader) {
-  if (reader.seed() == 0) return new CompactBitsReader<kKernel, true>(reader);
-  return new CompactBitsReader<kKernel, false>(reader);
+  if (reader.seed() == 0) return new Reader<true>(reader);
+  return new Reader<false>(reader);
 }
 
 }  // namespace
 
-// Bound to the process's kernel when the reader is made, as the Bloom
-// readers are (NewLinebloomBitsReader), which also collapse the filter's
-// whole huge pages: RocksDB reads a filter block into 4 KiB pages, and a
-// query on a filter of many MiB would otherwise pay a TLB miss too.
+// Bound to the form the process's kernel allows when the reader is made, as
+// the Bloom readers are (NewLinebloomBitsReader), which also collapse the
+// filter's whole huge pages: RocksDB reads a filter block into 4 KiB pages,
+// and a query on a filter of many MiB would otherwise pay a TLB miss too.
 ::rocksdb::FilterBitsReader* NewCompactBitsReader(const CompactFilterReader& reader, std::string_view bytes) {
   internal::CollapseHugePages(bytes.data(), bytes.size());
-  switch (ActiveKernel()) {
-    case Kernel::kAvx512: return NewFor<Kernel::kAvx512>(reader);
-    case Kernel::kAvx2: return NewFor<Kernel::kAvx2>(reader);
-    case Kernel::kPortable: break;
+#if defined(LINEBLOOM_COMPACT_AVX512)
+  if (ActiveKernel() == Kernel::kAvx512 && internal::compact::CompactAvx512Supported()) {
+    return NewFor<CompactAvx512BitsReader>(reader);
   }
-  return NewFor<Kernel::kPortable>(reader);
+#endif
+#if defined(LINEBLOOM_COMPACT_AVX2)
+  if (ActiveKernel() != Kernel::kPortable && internal::compact::CompactAvx2Supported()) {
+    if (internal::compact::CompactVpclmulSupported()) return NewFor<CompactVpclmulBitsReader>(reader);
+    return NewFor<CompactAvx2BitsReader>(reader);
+  }
+#endif
+  return NewFor<CompactPortableBitsReader>(reader);
 }
 
 }  // namespace linebloom::rocksdb_plugin
