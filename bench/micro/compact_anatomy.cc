@@ -15,8 +15,8 @@
 //   locate     the line located, its metadata byte and one byte read
 // Each from hashes given, single (independent queries in a loop, whose
 // cache misses the processor overlaps) and alone (an LFENCE after each:
-// one query's latency), over the same absent hashes; the variants
-// alternate within each repetition, and ratios are medians of
+// one query's latency; bench_clock.h), over the same absent hashes; the
+// variants alternate within each repetition, and ratios are medians of
 // per-repetition ratios (ratio_summary.h). Filters of --sizes_mb MiB.
 
 #include <CLI/CLI.hpp>
@@ -93,20 +93,6 @@ bool MakeFilters(double mib, std::mt19937_64& rng, Filters* f) {
          f->compact.fingerprint_bits() == kHighPlanes && FilterReader::Parse(f->bloom_bytes.bytes(), &f->bloom).ok();
 }
 
-// ns per query over `hashes`; kFenced: an LFENCE after each.
-template <bool kFenced, class Query>
-double NsPerQuery(const std::vector<uint64_t>& hashes, const Query& query) {
-  size_t yes = 0;
-  const double start = NowNs();
-  for (uint64_t h : hashes) {
-    yes += query(h) ? 1 : 0;
-    if constexpr (kFenced) _mm_lfence();
-  }
-  const double ns = (NowNs() - start) / static_cast<double>(hashes.size());
-  asm volatile("" : : "r"(yes));
-  return ns;
-}
-
 void RunSize(double mib, int reps, size_t queries, std::mt19937_64& rng) {
   Filters f;
   if (!MakeFilters(mib, rng, &f)) {
@@ -121,16 +107,18 @@ void RunSize(double mib, int reps, size_t queries, std::mt19937_64& rng) {
   const QueryFn compact_queries[] = {Full, FixedForm, FormOnly, LocateOnly};
   constexpr size_t kVariants = 5;
   std::vector<double> single[kVariants], alone[kVariants];
+  uint64_t sink = 0;
   for (int rep = -1; rep < reps; ++rep) {  // -1: untimed, to warm caches and pages
     for (size_t v = 0; v < kVariants; ++v) {
       const auto query = [&](uint64_t h) { return v == 0 ? f.bloom.MayContainHash(h) : compact_queries[v - 1](r, h); };
-      const double single_ns = NsPerQuery<false>(hashes, query);
-      const double alone_ns = NsPerQuery<true>(hashes, query);
+      const double single_ns = NsPerQuery<false>(hashes, query, &sink);
+      const double alone_ns = NsPerQuery<true>(hashes, query, &sink);
       if (rep < 0) continue;
       single[v].push_back(single_ns);
       alone[v].push_back(alone_ns);
     }
   }
+  asm volatile("" : : "r"(sink));  // the answers stay live
   std::printf("\n### Filters of about %.0f MiB\n\n", mib);
   std::printf("| query | single ns | vs full | vs bloom | alone ns | vs full | vs bloom |\n");
   std::printf("|---|---|---|---|---|---|---|\n");

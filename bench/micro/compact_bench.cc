@@ -74,7 +74,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -85,10 +84,6 @@
 #include <vector>
 
 #include <rocksdb/filter_policy.h>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "alloc_tracker.h"
 #include "bench_clock.h"
@@ -107,17 +102,6 @@
 
 namespace linebloom::bench {
 namespace {
-
-// Waits for every earlier instruction to complete, loads included, before
-// any later one starts (LFENCE; elsewhere a full fence, which orders memory
-// but may let the next query's work begin).
-inline void SerializeExecution() {
-#if defined(__x86_64__)
-  _mm_lfence();
-#else
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-#endif
-}
 
 struct Config {
   std::vector<double> fprs = {0.01, 0.001};
@@ -155,15 +139,21 @@ class BenchFilterOf final : public BenchFilter {
   explicit BenchFilterOf(std::unique_ptr<Filter> filter) : filter_(std::move(filter)) {}
   void Build(std::span<const std::string_view> keys) override { filter_->Build(keys); }
   size_t SizeBytes() const override { return filter_->SizeBytes(); }
-  uint64_t CountMatches(std::span<const std::string_view> keys) const override { return Matches<false>(keys); }
-  double TimeSingle(std::span<const std::string_view> keys) const override { return NsPerQuery<false>(keys); }
+  uint64_t CountMatches(std::span<const std::string_view> keys) const override {
+    return CountYes<false>(keys, Match());
+  }
+  double TimeSingle(std::span<const std::string_view> keys) const override {
+    return NsPerQuery<false>(keys, Match(), &sink_);
+  }
   // A fence after each query: no later instruction starts before the query
   // has completed, its line read, so the processor cannot overlap the
   // queries' cache misses as it does TimeSingle's independent queries; nor
   // run ahead on a predicted answer, as it would past a filter that answers
   // by early returns (Ribbon's column loop) if only the next key depended
   // on the answer. The cost of one query alone: its latency.
-  double TimeAlone(std::span<const std::string_view> keys) const override { return NsPerQuery<true>(keys); }
+  double TimeAlone(std::span<const std::string_view> keys) const override {
+    return NsPerQuery<true>(keys, Match(), &sink_);
+  }
   double TimeBatches(std::span<const std::string_view> keys, size_t batch) const override {
     bool answers[rocksdb_plugin::kMaxRocksdbBatch];
     const size_t calls = keys.size() / batch;
@@ -179,24 +169,9 @@ class BenchFilterOf final : public BenchFilter {
   }
 
  private:
-  // The answers "may match" over `keys`; kFenced: SerializeExecution after
-  // each query.
-  template <bool kFenced>
-  uint64_t Matches(std::span<const std::string_view> keys) const {
-    uint64_t yes = 0;
-    for (std::string_view k : keys) {
-      yes += filter_->MayMatch(k);
-      if constexpr (kFenced) SerializeExecution();
-    }
-    return yes;
-  }
-  template <bool kFenced>
-  double NsPerQuery(std::span<const std::string_view> keys) const {
-    const double start = NowNs();
-    const uint64_t yes = Matches<kFenced>(keys);
-    const double ns = (NowNs() - start) / static_cast<double>(keys.size());
-    sink_ += yes;
-    return ns;
+  // The filter's query, for the timed loops (bench_clock.h), inlined there.
+  auto Match() const {
+    return [this](std::string_view k) { return filter_->MayMatch(k); };
   }
 
   std::unique_ptr<Filter> filter_;
