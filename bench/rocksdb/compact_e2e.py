@@ -189,6 +189,24 @@ def main(argv=None):
     print("\nEqual filter bytes, all fills (%d keys, %d lookups per run, %d runs):" %
           (args.num, args.reads, args.repeats))
     print("\n".join(lines))
+    parts = build_parts_table(args, root)
+    if parts:
+        print("\nFilter-build CPU by part (medians of the repetitions):")
+        print("\n".join(parts))
+
+
+def build_parts_table(args, root):
+    """parts_table over the fills' build outputs; empty if a refilter
+    printed no parts."""
+    fills = []
+    for seed in seeds(args):
+        runs = {c: [compact_report.build_parts(read_text(os.path.join(root, "fill-%d" % seed,
+                                                                       "build-%s-%d.out" % (c, r))))
+                    for r in range(1, args.cpu_repeats + 1)] for c in CONFIGS}
+        if any(p is None for c in CONFIGS for p in runs[c]):
+            return []
+        fills.append((seed, runs))
+    return compact_report.parts_table(fills, CONFIGS)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from dbbench_output import median
 
 BUILD_LINE = re.compile(r"^filter build pass (\d+): ([0-9.]+) cpu_seconds, (\d+) filters, (\d+) keys$", re.M)
 SETUP_LINE = re.compile(r"^filter build pass (\d+) setup: ([0-9.]+) cpu_seconds", re.M)
+FINISH_LINE = re.compile(r"^filter build pass (\d+) finish: ([0-9.]+) cpu_seconds", re.M)
 # The done-when targets, la_compact against the others: (what, measure,
 # other config, factor, sense); "le": la_compact <= factor x other.
 TARGETS = (("fp <= ribbon", "fp", "ribbon", 1.0, "le"),
@@ -106,6 +107,36 @@ def setup_cpu(text):
     GetBuilderWithContext (choosing the filter), or 0 if not printed."""
     setups = SETUP_LINE.findall(text)
     return float(setups[-1][1]) if setups else 0.0
+
+
+def build_parts(text):
+    """(setup, add_keys, finish): the CPU seconds of the refilter's last pass
+    in GetBuilderWithContext, in the replayed AddKeys (the rest) and in
+    Finish; None if it printed no finish line."""
+    finishes = FINISH_LINE.findall(text)
+    cpu = build_cpu(text)
+    if not finishes or cpu is None:
+        return None
+    setup, finish = setup_cpu(text), float(finishes[-1][1])
+    return setup, cpu[0] - setup - finish, finish
+
+
+PARTS = ("choosing", "AddKey", "Finish")
+
+
+def parts_table(fills, configs):
+    """Markdown: the filter-build CPU by part. FILLS [(seed, {config:
+    [build_parts of each repetition]})]; each cell the median over the
+    repetitions in ms, and x builtin's median."""
+    out = ["| fill seed | config | " + " | ".join("%s ms | x builtin" % p for p in PARTS) + " |",
+           "|---|---|" + "---|---|" * len(PARTS)]
+    for seed, runs in fills:
+        medians = {c: [median([r[i] for r in runs[c]]) for i in range(len(PARTS))] for c in configs}
+        for c in configs:
+            out.append("| %s | %s | " % (seed, c) + " | ".join(
+                "%.1f | %s" % (1000 * medians[c][i], _ratio(medians[c][i], medians["builtin"][i]))
+                for i in range(len(PARTS))) + " |")
+    return out
 
 
 def fill_row(config, bits, e2e_line, filter_bytes, cpu_seconds, setup_seconds):

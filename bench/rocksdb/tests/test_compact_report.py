@@ -82,6 +82,28 @@ class RefilterOutputTest(unittest.TestCase):
         self.assertEqual(compact_report.build_cpu(text), (0.25, 3, 30))
 
 
+class BuildPartsTest(unittest.TestCase):
+    TEXT = ("filter build pass 1: 0.5 cpu_seconds, 3 filters, 30 keys\n"
+            "filter build pass 1 setup: 0.25 cpu_seconds in GetBuilderWithContext\n"
+            "filter build pass 1 finish: 0.125 cpu_seconds in Finish\n"
+            "filter build pass 2: 0.5 cpu_seconds, 3 filters, 30 keys\n"
+            "filter build pass 2 setup: 0.125 cpu_seconds in GetBuilderWithContext\n"
+            "filter build pass 2 finish: 0.25 cpu_seconds in Finish\n")
+
+    def test_parts_of_the_last_pass(self):
+        self.assertEqual(compact_report.build_parts(self.TEXT), (0.125, 0.125, 0.25))
+        # The fixture's refilter printed no parts.
+        self.assertIsNone(compact_report.build_parts(fixture_text("compact", "build-la_compact-1.out")))
+
+    def test_table_of_medians_against_builtin(self):
+        runs = {"builtin": [(0.001, 0.010, 0.020), (0.003, 0.010, 0.010), (0.002, 0.010, 0.015)],
+                "la_compact": [(0.004, 0.015, 0.030), (0.006, 0.012, 0.040), (0.005, 0.020, 0.060)]}
+        table = compact_report.parts_table([(7, runs)], ["builtin", "la_compact"])
+        self.assertEqual(table[2], "| 7 | builtin | 2.0 | 1.000 | 10.0 | 1.000 | 15.0 | 1.000 |")
+        self.assertEqual(table[3], "| 7 | la_compact | 5.0 | 2.500 | 15.0 | 1.500 | 40.0 | 2.667 |")
+        self.assertEqual(len(table), 4)
+
+
 class RowsTest(unittest.TestCase):
     def test_fill_row_from_e2e_line(self):
         line = next(x for x in fixture_text("compact", "e2e.txt").splitlines() if x.split()[1] == "ribbon")
